@@ -1,0 +1,76 @@
+// Profile: everything sparksim knows about one (GPU, target model) pair: memory sizes, the verify
+// step-time model, draft cost per drafter family, the scheduler's SPS(B) table, the host overhead
+// of a synchronous scheduler, and provenance (measured on a GPU, or analytic roofline).
+// Loaded from JSON (profile_io.hpp); consumed through TimeModel and SpsTable.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "profiles/drafter.hpp"
+
+namespace sparksim {
+
+struct Provenance {
+  std::string source;  // "measured" | "analytic"
+  std::string gpu;     // e.g. "h100-sxm"
+  std::string date;    // ISO date the profile was produced
+  std::string tool;    // producing tool and version, e.g. "sparksim 0.1.0 profile-analytic"
+  std::string git_sha;
+  std::string notes;  // free text: assumptions, driver/CUDA versions for measured profiles
+};
+
+// Step time of the target's verification forward as a function of the batch's shape:
+//   t = fixed + dense(pad(B_total)) + kv_read * Σ ctx_decode + attn_pair * (query×context pairs)
+// dense(): piecewise linear through (dense_tokens[i], dense_us[i]), extrapolated linearly past
+// the last point; pad(): rounds B up to the next CUDA-graph bucket when B <= the largest bucket.
+struct VerifyTimeModel {
+  double fixed_us = 0;
+  std::vector<std::int64_t> graph_buckets;  // ascending; empty = no padding
+  std::vector<std::int64_t> dense_tokens;   // ascending, first >= 1
+  std::vector<double> dense_us;             // same length, non-decreasing
+  double kv_read_ns_per_context_token = 0;  // reading one cached token's K/V in one step
+  double attention_ns_per_pair = 0;         // one (query token, context token) score+value pair
+};
+
+// Draft cost of one step for R requests with block size γ:
+//   t = fixed + passes(γ) * per_pass + per_token * tokens(R, γ)
+// passes(γ) = γ if sequential_in_gamma (autoregressive eagle3, the Markov head's loop) else 1;
+// tokens(R, γ) = R * γ if tokens_scale_with_gamma (parallel block drafters) else R.
+struct DraftTimeModel {
+  double fixed_us = 0;
+  double per_pass_us = 0;
+  double per_token_ns = 0;
+  bool sequential_in_gamma = false;
+  bool tokens_scale_with_gamma = false;
+};
+
+// Steps/s at B verify tokens, as the scheduler believes it (profiled at a reference shape).
+struct SpsPoints {
+  std::vector<std::int64_t> tokens;  // ascending, first == 1
+  std::vector<double> steps_per_s;   // positive
+  std::string reference;             // how the points were obtained (context length, R per B, ...)
+};
+
+struct Profile {
+  Provenance provenance;
+  std::string target;  // e.g. "qwen3-8b"
+  int gpus = 1;        // GPUs in one replica (tensor parallel degree): throughput per GPU divides
+  double hbm_bytes = 0;
+  double weights_bytes = 0;
+  double memory_utilization = 0.9;  // share of HBM the engine may use (weights + KV)
+  double kv_bytes_per_token = 0;    // all layers, K and V
+  double host_overhead_us = 0;      // per step, paid only by synchronous schedulers
+  VerifyTimeModel verify;
+  std::array<DraftTimeModel, kDrafterFamilyCount> draft;  // indexed by DrafterFamily
+  SpsPoints sps;
+  std::string path;  // where it was loaded from ("" if built in memory)
+
+  // KV capacity in tokens: (hbm * utilization - weights) / kv_bytes_per_token, floored.
+  std::int64_t kv_capacity_tokens() const;
+  bool is_analytic() const { return provenance.source == "analytic"; }
+};
+
+}  // namespace sparksim

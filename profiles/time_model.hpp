@@ -1,0 +1,57 @@
+// TimeModel: the engine's true step time for a batch shape, evaluated from a Profile.
+// SpsTable: the scheduler's belief, SPS(B) steps/s at B verify tokens, O(1) per lookup because
+// schedulers query it once per admitted candidate. The two may differ on purpose.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/sim_time.hpp"
+#include "profiles/profile.hpp"
+
+namespace sparksim {
+
+struct BatchShape {
+  std::int64_t decode_requests = 0;          // R: requests verifying this step
+  std::int64_t verify_tokens = 0;            // Σ (1 + ℓ_r) over decode requests
+  std::int64_t decode_context_tokens = 0;    // Σ cached tokens of decode requests (KV read)
+  std::int64_t verify_attention_pairs = 0;   // Σ (1 + ℓ_r) * context_r
+  std::int64_t prefill_tokens = 0;           // prompt tokens prefilled in this step
+  std::int64_t prefill_attention_pairs = 0;  // Σ chunk * (already_cached + (chunk + 1) / 2)
+};
+
+class TimeModel {
+ public:
+  explicit TimeModel(const Profile& profile);
+
+  // Target forward over verify + prefill tokens. 0 tokens -> 0.
+  SimTime verify_time(const BatchShape& shape) const;
+  // Drafter forward for `requests` requests at block size γ. 0 requests -> 0.
+  SimTime draft_time(const DrafterSpec& drafter, std::int64_t requests) const;
+  // Host-side scheduling cost per step for synchronous schedulers.
+  SimTime host_overhead() const { return host_overhead_; }
+
+ private:
+  double dense_us(std::int64_t tokens) const;
+  VerifyTimeModel verify_;
+  std::array<DraftTimeModel, kDrafterFamilyCount> draft_;
+  SimTime host_overhead_ = 0;
+};
+
+class SpsTable {
+ public:
+  // Materialises SPS at every integer B in [1, max_tokens] by linear interpolation between the
+  // profile's points; beyond the last point SPS falls as last_sps * last_B / B (constant tokens/s).
+  SpsTable(const SpsPoints& points, std::int64_t max_tokens);
+  // From explicit values sps[B-1] for B = 1..n (tests and worked examples).
+  explicit SpsTable(std::vector<double> sps_by_tokens);
+
+  double steps_per_s(std::int64_t tokens) const;  // tokens >= 1
+  std::int64_t max_tokens() const { return static_cast<std::int64_t>(sps_.size()); }
+
+ private:
+  std::vector<double> sps_;
+  double tail_tokens_per_s_ = 0;
+};
+
+}  // namespace sparksim
