@@ -35,16 +35,20 @@ struct VerifyTimeModel {
   double attention_ns_per_pair = 0;         // one (query token, context token) score+value pair
 };
 
-// Draft cost of one step for R requests with block size γ:
-//   t = fixed + passes(γ) * per_pass + per_token * tokens(R, γ)
+// Draft cost of one step for R requests with block size γ and C cached context tokens in total:
+//   t = fixed + passes(γ) * per_pass + per_token * tokens(R, γ) + kv_read * C * kv_passes(γ)
 // passes(γ) = γ if sequential_in_gamma (autoregressive eagle3, the Markov head's loop) else 1;
-// tokens(R, γ) = R * γ if tokens_scale_with_gamma (parallel block drafters) else R.
+// tokens(R, γ) = R * γ if tokens_scale_with_gamma (parallel block drafters) else R;
+// kv_passes(γ) = γ if kv_read_per_pass (every sequential pass re-reads the drafter's KV cache, as
+// eagle3's does) else 1 (dspark's Markov loop reads no KV cache).
 struct DraftTimeModel {
   double fixed_us = 0;
   double per_pass_us = 0;
   double per_token_ns = 0;
   bool sequential_in_gamma = false;
   bool tokens_scale_with_gamma = false;
+  double kv_read_ns_per_context_token = 0;  // the drafter's own layers' cached K/V, per token
+  bool kv_read_per_pass = false;
 };
 
 // Steps/s at B verify tokens, as the scheduler believes it (profiled at a reference shape).
@@ -58,6 +62,7 @@ struct Profile {
   Provenance provenance;
   std::string target;  // e.g. "qwen3-8b"
   int gpus = 1;        // GPUs in one replica (tensor parallel degree): throughput per GPU divides
+  // Both for the whole replica (all `gpus` together); weights are the target's as loaded.
   double hbm_bytes = 0;
   double weights_bytes = 0;
   double memory_utilization = 0.9;  // share of HBM the engine may use (weights + KV)

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_file.hpp"
 #include "profiles/profile.hpp"
 
 namespace sparksim {
@@ -14,7 +15,12 @@ namespace sparksim {
 inline constexpr const char* kProfileSchema = "sparksim.profile/1";
 
 Profile load_profile(const std::string& path);
+// Validates an already parsed document (errors carry file.path() and the key's line); sets
+// Profile::path to file.path(). load_profile() is JsonFile::load + this.
+Profile profile_from_json(const JsonFile& file);
 nlohmann::json profile_to_json(const Profile& profile);
+// The exact text write_profile() writes: keys in schema order, numeric tables packed on lines.
+std::string format_profile(const Profile& profile);
 // Writes atomically (temporary name, then rename), pretty-printed, keys in a stable order.
 void write_profile(const Profile& profile, const std::string& path);
 

@@ -27,13 +27,20 @@ class TimeModel {
   // Target forward over verify + prefill tokens. 0 tokens -> 0.
   SimTime verify_time(const BatchShape& shape) const;
   // Drafter forward for `requests` requests at block size γ. 0 requests -> 0.
+  // Ignores the drafter's KV-cache read: prefer the overload below where contexts are known.
   SimTime draft_time(const DrafterSpec& drafter, std::int64_t requests) const;
+  // As above, plus reading the drafter's own KV cache for `context_tokens` cached tokens summed
+  // over the requests (the same Σ context as BatchShape::decode_context_tokens).
+  SimTime draft_time(const DrafterSpec& drafter, std::int64_t requests,
+                     std::int64_t context_tokens) const;
   // Host-side scheduling cost per step for synchronous schedulers.
   SimTime host_overhead() const { return host_overhead_; }
 
  private:
   double dense_us(std::int64_t tokens) const;
+  std::int64_t pad(std::int64_t tokens) const;
   VerifyTimeModel verify_;
+  std::vector<double> dense_slope_us_;  // per segment i: (dense_us[i+1] - dense_us[i]) / Δtokens
   std::array<DraftTimeModel, kDrafterFamilyCount> draft_;
   SimTime host_overhead_ = 0;
 };

@@ -13,7 +13,9 @@ enum class Domain : std::uint8_t { kMath = 0, kCode = 1, kChat = 2 };
 inline constexpr int kDomainCount = 3;
 inline constexpr std::array<std::string_view, kDomainCount> kDomainNames = {"math", "code", "chat"};
 
-inline std::string_view domain_name(Domain d) { return kDomainNames[static_cast<int>(d)]; }
+inline std::string_view domain_name(Domain d) {
+  return kDomainNames[static_cast<int>(d)];
+}
 
 // Parses "math" | "code" | "chat". Returns false for anything else (callers report the error
 // with their own location and list kDomainNames).

@@ -35,10 +35,15 @@ struct SyntheticSpec {
   std::string text;  // the original spec string
 };
 
-// Throws InputError("--synthetic: ...") naming the offending key and the valid ones.
+// Throws InputError("--synthetic: ...") naming the offending key and the valid ones. prompt and
+// output are required; rate (1/s), cv (1), domain (chat) and duration_s (60) default. Domain
+// weights may omit ":W" (weight 1) and are normalised to sum 1. Values with spaces around them are
+// trimmed.
 SyntheticSpec parse_synthetic_spec(const std::string& text);
 
-// Open-loop trace over [0, duration_s). Deterministic in (spec, seed).
+// Open-loop trace over [0, duration_s) (not rebased: the first arrival is the first draw).
+// Deterministic in (spec, seed) under one standard library (see synthetic.cpp). Arrivals use stream
+// kSyntheticArrivals, lengths and domains kSyntheticLengths, so length changes move no arrival.
 Trace generate_synthetic_trace(const SyntheticSpec& spec, std::uint64_t seed);
 
 // Draws one request's lengths and domain (arrival left 0): used by closed-loop users.

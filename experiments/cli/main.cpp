@@ -4,13 +4,14 @@
 #include <exception>
 
 #include "common/input_error.hpp"
-#include "experiments/commands.hpp"
+#include "experiments/cli/commands.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"sparksim: discrete-event simulator of LLM serving with speculative decoding"};
   app.require_subcommand(1);
   sparksim::cli::add_run_command(app);
   sparksim::cli::add_profile_command(app);
+  sparksim::cli::add_policies_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,86 @@
+// One simulation run, as `sparksim run` and the experiment drivers use it:
+// RunOptions (plain values from a command line or a sweep config) → prepare_run() validates all of
+// them, reporting every problem at once before any work → execute_run() simulates → the summary,
+// per-request rows, per-second series and the resolved config are written to a staged directory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/named_spec.hpp"
+#include "profiles/profile.hpp"
+#include "sim/engine.hpp"
+#include "sim/simulation.hpp"
+#include "sim/workload.hpp"
+#include "traces/request_spec.hpp"
+#include "traces/synthetic.hpp"
+
+namespace sparksim {
+
+struct RunOptions {
+  // Workload: exactly one of trace_path, synthetic (open loop), closed_loop_users > 0 (with
+  // synthetic giving lengths and duration).
+  std::string trace_path;
+  std::string trace_format;  // "" = detect
+  std::string domain;        // "" = the trace's default
+  bool spread_buckets = false;
+  std::string synthetic;
+  std::int64_t closed_loop_users = 0;
+  double think_time_s = 0;
+  double rate_scale = 1.0;
+  std::int64_t max_requests = 0;  // keep only the first N trace rows (0 = all)
+
+  std::string profile_path;
+  std::string drafter = "dspark-7";
+  std::string policy = "static:k=1";
+  std::string acceptance = "bernoulli";
+  std::uint64_t seed = 1;
+
+  std::int64_t max_running = 256;
+  std::int64_t max_batch_tokens = 8192;
+  std::string prefill = "chunked";  // chunked | separate
+  std::int64_t kv_capacity_tokens = 0;  // 0 = from the profile
+
+  std::string out_dir;
+};
+
+// Everything a run needs, validated.
+struct RunSetup {
+  RunOptions options;
+  Trace trace;  // open loop (trace file or synthetic); empty for closed loop
+  std::optional<SyntheticSpec> synthetic;
+  std::optional<ClosedLoopOptions> closed_loop;
+  Profile profile;
+  EngineConfig engine;
+  NamedSpec policy_spec;
+  NamedSpec acceptance_spec;
+  int gpus = 1;  // GPUs the run occupies (a separate prefill stage doubles the replica's)
+};
+
+// Throws one InputError listing every problem found (one per line).
+RunSetup prepare_run(const RunOptions& options);
+
+struct RunOutcome {
+  SimulationStats stats;
+  nlohmann::ordered_json summary;
+  nlohmann::ordered_json config;  // the resolved configuration
+  std::string timeseries_csv;
+};
+
+// Simulates; per-request rows stream to `requests_csv` (may be null) as requests complete.
+RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv);
+
+// prepare_run + execute_run + write DIR/{summary.json,requests.csv,timeseries.csv,config.json}
+// through a staged directory. Returns the summary.
+nlohmann::ordered_json run_to_directory(const RunOptions& options);
+
+// Summary keys that hold wall-clock measurements (excluded from determinism comparisons).
+inline constexpr const char* kWallClockKeys[] = {"sim_wall_s", "request_steps_per_wall_s",
+                                                 "speedup_vs_simulated_time"};
+
+}  // namespace sparksim

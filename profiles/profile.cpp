@@ -1,0 +1,18 @@
+// Profile's derived quantities. Kept out of the header so the arithmetic (and its edge cases)
+// lives in one place that the loader's validation and the engine's KV accounting both call.
+#include "profiles/profile.hpp"
+
+#include <cmath>
+
+namespace sparksim {
+
+std::int64_t Profile::kv_capacity_tokens() const {
+  // A profile that leaves no room (the loader rejects those) or has no KV size reports 0, never a
+  // negative or infinite capacity.
+  if (!(kv_bytes_per_token > 0)) return 0;
+  const double room = hbm_bytes * memory_utilization - weights_bytes;
+  if (!(room > 0)) return 0;
+  return static_cast<std::int64_t>(std::floor(room / kv_bytes_per_token));
+}
+
+}  // namespace sparksim

@@ -1,0 +1,253 @@
+// Profile JSON (schema "sparksim.profile/1"): the loader validates every field and cross-field
+// rule before returning (errors point at the offending key's line through JsonFile); the writer
+// emits the same layout in a fixed key order, so regenerated files diff cleanly.
+#include "profiles/profile_io.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "common/input_error.hpp"
+
+namespace sparksim {
+
+namespace {
+
+using Pointer = JsonFile::Pointer;
+using Ordered = nlohmann::ordered_json;
+
+constexpr std::int64_t kMaxTableTokens = std::int64_t{1} << 40;  // far above any batch
+constexpr const char* kRootKeys[] = {"schema",           "provenance", "target", "gpus", "memory",
+                                     "host_overhead_us", "verify",     "draft",  "sps"};
+
+Pointer ptr(const std::string& s) {
+  return Pointer(s);
+}
+
+bool is_iso_date_prefix(const std::string& s) {
+  if (s.size() < 10) return false;
+  for (int i : {0, 1, 2, 3, 5, 6, 8, 9}) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  if (s[4] != '-' || s[7] != '-') return false;
+  const int month = (s[5] - '0') * 10 + (s[6] - '0');
+  const int day = (s[8] - '0') * 10 + (s[9] - '0');
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+void read_provenance(const JsonFile& f, Provenance& p) {
+  if (!f.has(ptr("/provenance"))) {
+    f.fail(ptr(""),
+           "profile has no provenance; every profile must say where its numbers come from: "
+           "\"provenance\": {\"source\": \"measured\" or \"analytic\", \"gpu\", \"date\", "
+           "\"tool\", \"git_sha\", \"notes\"}");
+  }
+  f.reject_unknown_keys(ptr("/provenance"), {"source", "gpu", "date", "tool", "git_sha", "notes"});
+  p.source = f.get_string(ptr("/provenance/source"));
+  if (p.source != "measured" && p.source != "analytic") {
+    f.fail(ptr("/provenance/source"),
+           "provenance.source is \"" + p.source + "\"; must be \"measured\" or \"analytic\"");
+  }
+  p.gpu = f.get_string(ptr("/provenance/gpu"));
+  p.date = f.get_string(ptr("/provenance/date"));
+  if (!is_iso_date_prefix(p.date)) {
+    f.fail(ptr("/provenance/date"),
+           "provenance.date is \"" + p.date + "\"; must start with an ISO date YYYY-MM-DD");
+  }
+  p.tool = f.get_string(ptr("/provenance/tool"));
+  p.git_sha = f.get_string(ptr("/provenance/git_sha"), /*allow_empty=*/true);
+  p.notes = f.get_string(ptr("/provenance/notes"), /*allow_empty=*/true);
+}
+
+// Ascending tokens (strictly), reported at the first element out of order.
+std::vector<std::int64_t> read_ascending_tokens(const JsonFile& f, const std::string& at,
+                                                std::size_t min_size) {
+  std::vector<std::int64_t> v = f.get_int_array(ptr(at), 1, kMaxTableTokens, min_size);
+  for (std::size_t i = 1; i < v.size(); ++i) {
+    if (v[i] <= v[i - 1]) {
+      const Pointer p = ptr(at) / i;
+      f.fail(p, f.name_of(p) + " is " + std::to_string(v[i]) + " after " +
+                    std::to_string(v[i - 1]) + "; must be strictly ascending");
+    }
+  }
+  return v;
+}
+
+void require_same_length(const JsonFile& f, const std::string& at, std::size_t size,
+                         const std::string& other, std::size_t other_size) {
+  if (size == other_size) return;
+  f.fail(ptr(at), f.name_of(ptr(at)) + " has " + std::to_string(size) + " entries; " +
+                      f.name_of(ptr(other)) + " has " + std::to_string(other_size) +
+                      "; they must have the same length");
+}
+
+void read_memory(const JsonFile& f, Profile& p) {
+  f.reject_unknown_keys(ptr("/memory"),
+                        {"hbm_bytes", "weights_bytes", "memory_utilization", "kv_bytes_per_token"});
+  p.hbm_bytes = f.get_number(ptr("/memory/hbm_bytes"), NumberRange::positive());
+  p.weights_bytes = f.get_number(ptr("/memory/weights_bytes"), NumberRange::positive());
+  p.memory_utilization =
+      f.get_number(ptr("/memory/memory_utilization"), {0.0, 1.0, /*min_exclusive=*/true});
+  p.kv_bytes_per_token = f.get_number(ptr("/memory/kv_bytes_per_token"), NumberRange::positive());
+  if (p.kv_capacity_tokens() < 1) {
+    f.fail(ptr("/memory/weights_bytes"),
+           "memory.weights_bytes is " + format_number(p.weights_bytes) +
+               "; leaves no room for a KV cache: hbm_bytes * memory_utilization is " +
+               format_number(p.hbm_bytes * p.memory_utilization) +
+               " and must exceed the weights by at least kv_bytes_per_token");
+  }
+}
+
+void read_verify(const JsonFile& f, VerifyTimeModel& v) {
+  f.reject_unknown_keys(ptr("/verify"), {"fixed_us", "graph_buckets", "dense_tokens", "dense_us",
+                                         "kv_read_ns_per_context_token", "attention_ns_per_pair"});
+  v.fixed_us = f.get_number(ptr("/verify/fixed_us"), NumberRange::at_least(0));
+  v.graph_buckets = read_ascending_tokens(f, "/verify/graph_buckets", 0);
+  v.dense_tokens = read_ascending_tokens(f, "/verify/dense_tokens", 2);
+  v.dense_us = f.get_number_array(ptr("/verify/dense_us"), NumberRange::at_least(0));
+  require_same_length(f, "/verify/dense_us", v.dense_us.size(), "/verify/dense_tokens",
+                      v.dense_tokens.size());
+  for (std::size_t i = 1; i < v.dense_us.size(); ++i) {
+    if (v.dense_us[i] < v.dense_us[i - 1]) {
+      const Pointer p = ptr("/verify/dense_us") / i;
+      f.fail(p, f.name_of(p) + " is " + format_number(v.dense_us[i]) + " after " +
+                    format_number(v.dense_us[i - 1]) +
+                    "; must be non-decreasing (more tokens never cost less)");
+    }
+  }
+  v.kv_read_ns_per_context_token =
+      f.get_number(ptr("/verify/kv_read_ns_per_context_token"), NumberRange::at_least(0));
+  v.attention_ns_per_pair =
+      f.get_number(ptr("/verify/attention_ns_per_pair"), NumberRange::at_least(0));
+}
+
+void read_draft(const JsonFile& f, std::array<DraftTimeModel, kDrafterFamilyCount>& draft) {
+  f.reject_unknown_keys(ptr("/draft"), {kDrafterFamilyNames[0], kDrafterFamilyNames[1],
+                                        kDrafterFamilyNames[2], kDrafterFamilyNames[3]});
+  for (int i = 0; i < kDrafterFamilyCount; ++i) {
+    const std::string at = "/draft/" + std::string(kDrafterFamilyNames[i]);
+    f.get_object(ptr(at));
+    f.reject_unknown_keys(
+        ptr(at), {"fixed_us", "per_pass_us", "per_token_ns", "sequential_in_gamma",
+                  "tokens_scale_with_gamma", "kv_read_ns_per_context_token", "kv_read_per_pass"});
+    DraftTimeModel& m = draft[i];
+    m.fixed_us = f.get_number(ptr(at + "/fixed_us"), NumberRange::at_least(0));
+    m.per_pass_us = f.get_number(ptr(at + "/per_pass_us"), NumberRange::at_least(0));
+    m.per_token_ns = f.get_number(ptr(at + "/per_token_ns"), NumberRange::at_least(0));
+    m.sequential_in_gamma = f.get_bool(ptr(at + "/sequential_in_gamma"));
+    m.tokens_scale_with_gamma = f.get_bool(ptr(at + "/tokens_scale_with_gamma"));
+    m.kv_read_ns_per_context_token =
+        f.get_number(ptr(at + "/kv_read_ns_per_context_token"), NumberRange::at_least(0));
+    m.kv_read_per_pass = f.get_bool(ptr(at + "/kv_read_per_pass"));
+  }
+}
+
+void read_sps(const JsonFile& f, SpsPoints& s) {
+  f.reject_unknown_keys(ptr("/sps"), {"reference", "tokens", "steps_per_s"});
+  s.reference = f.get_string(ptr("/sps/reference"));
+  s.tokens = read_ascending_tokens(f, "/sps/tokens", 1);
+  if (s.tokens.front() != 1) {
+    f.fail(ptr("/sps/tokens/0"), "sps.tokens[0] is " + std::to_string(s.tokens.front()) +
+                                     "; must be 1 (the table starts at one verify token)");
+  }
+  s.steps_per_s = f.get_number_array(ptr("/sps/steps_per_s"), NumberRange::positive());
+  require_same_length(f, "/sps/steps_per_s", s.steps_per_s.size(), "/sps/tokens", s.tokens.size());
+}
+
+// Integral values (byte counts, bucket sizes) print as JSON integers, the rest as doubles.
+Ordered number(double x) {
+  if (x == std::floor(x) && std::fabs(x) < 9007199254740992.0) {
+    return Ordered(static_cast<std::int64_t>(x));
+  }
+  return Ordered(x);
+}
+
+Ordered numbers(const std::vector<double>& v) {
+  Ordered a = Ordered::array();
+  for (double x : v) a.push_back(number(x));
+  return a;
+}
+
+Ordered profile_to_ordered(const Profile& p) {
+  Ordered j;
+  j["schema"] = kProfileSchema;
+  j["provenance"] = {{"source", p.provenance.source},   {"gpu", p.provenance.gpu},
+                     {"date", p.provenance.date},       {"tool", p.provenance.tool},
+                     {"git_sha", p.provenance.git_sha}, {"notes", p.provenance.notes}};
+  j["target"] = p.target;
+  j["gpus"] = p.gpus;
+  j["memory"] = {{"hbm_bytes", number(p.hbm_bytes)},
+                 {"weights_bytes", number(p.weights_bytes)},
+                 {"memory_utilization", number(p.memory_utilization)},
+                 {"kv_bytes_per_token", number(p.kv_bytes_per_token)}};
+  j["host_overhead_us"] = number(p.host_overhead_us);
+  j["verify"] = {{"fixed_us", number(p.verify.fixed_us)},
+                 {"graph_buckets", p.verify.graph_buckets},
+                 {"dense_tokens", p.verify.dense_tokens},
+                 {"dense_us", numbers(p.verify.dense_us)},
+                 {"kv_read_ns_per_context_token", number(p.verify.kv_read_ns_per_context_token)},
+                 {"attention_ns_per_pair", number(p.verify.attention_ns_per_pair)}};
+  Ordered draft;
+  for (int i = 0; i < kDrafterFamilyCount; ++i) {
+    const DraftTimeModel& m = p.draft[i];
+    draft[std::string(kDrafterFamilyNames[i])] = {
+        {"fixed_us", number(m.fixed_us)},
+        {"per_pass_us", number(m.per_pass_us)},
+        {"per_token_ns", number(m.per_token_ns)},
+        {"sequential_in_gamma", m.sequential_in_gamma},
+        {"tokens_scale_with_gamma", m.tokens_scale_with_gamma},
+        {"kv_read_ns_per_context_token", number(m.kv_read_ns_per_context_token)},
+        {"kv_read_per_pass", m.kv_read_per_pass}};
+  }
+  j["draft"] = draft;
+  j["sps"] = {{"reference", p.sps.reference},
+              {"tokens", p.sps.tokens},
+              {"steps_per_s", numbers(p.sps.steps_per_s)}};
+  return j;
+}
+
+}  // namespace
+
+Profile profile_from_json(const JsonFile& f) {
+  f.get_object(ptr(""));
+  // The schema first: a file that is not a profile should say so before anything else.
+  const std::string schema = f.get_string(ptr("/schema"));
+  if (schema != kProfileSchema) {
+    f.fail(ptr("/schema"), "schema is \"" + schema + "\"; must be \"" + kProfileSchema + "\"");
+  }
+  Profile p;
+  read_provenance(f, p.provenance);
+  f.reject_unknown_keys(
+      ptr(""), {kRootKeys[0], kRootKeys[1], kRootKeys[2], kRootKeys[3], kRootKeys[4], kRootKeys[5],
+                kRootKeys[6], kRootKeys[7], kRootKeys[8]});
+  p.target = f.get_string(ptr("/target"));
+  p.gpus = static_cast<int>(f.get_int(ptr("/gpus"), 1, 4096));
+  f.get_object(ptr("/memory"));
+  read_memory(f, p);
+  p.host_overhead_us = f.get_number(ptr("/host_overhead_us"), NumberRange::at_least(0));
+  f.get_object(ptr("/verify"));
+  read_verify(f, p.verify);
+  f.get_object(ptr("/draft"));
+  read_draft(f, p.draft);
+  f.get_object(ptr("/sps"));
+  read_sps(f, p.sps);
+  p.path = f.path();
+  return p;
+}
+
+Profile load_profile(const std::string& path) {
+  return profile_from_json(JsonFile::load(path));
+}
+
+nlohmann::json profile_to_json(const Profile& profile) {
+  return nlohmann::json(profile_to_ordered(profile));
+}
+
+std::string format_profile(const Profile& profile) {
+  return format_json(profile_to_ordered(profile));
+}
+
+void write_profile(const Profile& profile, const std::string& path) {
+  write_file_atomically(path, format_profile(profile));
+}
+
+}  // namespace sparksim

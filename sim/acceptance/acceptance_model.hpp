@@ -1,0 +1,41 @@
+// AcceptanceModel: per request and decode step, draws the drafter's confidences (what a policy may
+// see) and the hidden outcome (how many leading drafts the target would accept if all γ were
+// verified; never shown to safe policies). Richer models (heterogeneous, replayed, token-level)
+// implement the same interface; the engine never changes for them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "traces/domain.hpp"
+
+namespace sparksim {
+
+// Per-request scratch a model may keep across steps (a latent state, a difficulty), stored by the
+// engine beside the request so models need no maps keyed by request.
+using AcceptanceState = std::array<double, 4>;
+
+struct DraftSlot {
+  std::uint64_t request_id = 0;
+  Domain domain = Domain::kChat;
+  std::int64_t decode_step = 0;  // this request's own step counter, 0-based
+  std::int64_t generated = 0;    // output tokens committed so far
+  AcceptanceState* state = nullptr;
+};
+
+class AcceptanceModel {
+ public:
+  virtual ~AcceptanceModel() = default;
+
+  // Called once when a request is first admitted.
+  virtual void init_request(std::uint64_t request_id, Domain domain, AcceptanceState& state) = 0;
+
+  // For each slot r: writes confidences[r*γ + k-1] for k = 1..γ (conditional acceptance
+  // probability of position k given 1..k-1 accepted, as the drafter reports it) and
+  // hidden_accepted[r] ∈ [0, γ]. Must be a pure function of (run seed, slot), not of the batch.
+  virtual void draft(std::span<const DraftSlot> slots, int gamma, std::span<float> confidences,
+                     std::span<int> hidden_accepted) = 0;
+};
+
+}  // namespace sparksim

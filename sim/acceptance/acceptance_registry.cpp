@@ -1,0 +1,51 @@
+// The acceptance-model table. New models (heterogeneous, replay, token-level) add a row here.
+#include "sim/acceptance/acceptance_registry.hpp"
+
+#include <array>
+
+#include "common/input_error.hpp"
+#include "sim/acceptance/position_bernoulli_model.hpp"
+
+namespace sparksim {
+
+namespace {
+
+std::unique_ptr<AcceptanceModel> make_bernoulli(const NamedSpec& spec, const DrafterSpec& drafter,
+                                                std::uint64_t seed) {
+  const double p = spec.get_double("p", -1.0, 0.0, 1.0);
+  spec.reject_unknown_keys();
+  if (p >= 0.0) return std::make_unique<PositionBernoulliModel>(p, drafter.gamma, seed);
+  return std::make_unique<PositionBernoulliModel>(drafter, seed);
+}
+
+const std::array<AcceptanceRow, 1> kModels = {{
+    {"bernoulli",
+     "independent per-position acceptance with the published per-domain curves of the drafter "
+     "(DSpark paper Fig. 2; MTP-1 0.875); bernoulli:p=X uses X at every position",
+     &make_bernoulli},
+}};
+
+}  // namespace
+
+std::span<const AcceptanceRow> acceptance_registry() { return kModels; }
+
+std::unique_ptr<AcceptanceModel> make_acceptance_model(const NamedSpec& spec,
+                                                       const DrafterSpec& drafter,
+                                                       std::uint64_t seed) {
+  for (const auto& row : kModels) {
+    if (row.name == spec.name()) return row.make(spec, drafter, seed);
+  }
+  std::string valid;
+  for (const auto& row : kModels) valid += (valid.empty() ? "" : ", ") + std::string(row.name);
+  throw InputError("--acceptance: unknown acceptance model '" + spec.name() + "'; valid: " + valid);
+}
+
+std::string describe_acceptance_models() {
+  std::string out;
+  for (const auto& row : kModels) {
+    out += std::string(row.name) + "\n    " + std::string(row.description) + "\n";
+  }
+  return out;
+}
+
+}  // namespace sparksim

@@ -1,0 +1,29 @@
+// The registry of acceptance models (`--acceptance NAME[:key=value,...]`): one explicit table.
+// Each model is built for the run's drafter and seed; an unknown name lists the valid ones.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "common/named_spec.hpp"
+#include "profiles/drafter.hpp"
+#include "sim/acceptance/acceptance_model.hpp"
+
+namespace sparksim {
+
+struct AcceptanceRow {
+  std::string_view name;
+  std::string_view description;
+  std::unique_ptr<AcceptanceModel> (*make)(const NamedSpec&, const DrafterSpec&, std::uint64_t seed);
+};
+
+std::span<const AcceptanceRow> acceptance_registry();
+std::unique_ptr<AcceptanceModel> make_acceptance_model(const NamedSpec& spec,
+                                                       const DrafterSpec& drafter,
+                                                       std::uint64_t seed);
+std::string describe_acceptance_models();
+
+}  // namespace sparksim

@@ -1,0 +1,281 @@
+// Engine step logic: admission under KV and concurrency limits, chunked or separate prefill,
+// speculative verification, commits, preemption by recomputation.
+#include "sim/engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace sparksim {
+
+Engine::Engine(const EngineConfig& config, const TimeModel& time_model, const SpsTable& sps,
+               AcceptanceModel& acceptance, VerificationPolicy& policy, MetricsCollector& metrics)
+    : config_(config),
+      time_model_(time_model),
+      sps_(sps),
+      acceptance_(acceptance),
+      policy_(policy),
+      metrics_(metrics) {
+  if (config_.kv_capacity_tokens <= 0) throw std::invalid_argument("kv capacity must be > 0");
+  if (config_.max_running <= 0) throw std::invalid_argument("max_running must be > 0");
+  if (config_.max_batch_tokens <= 0) throw std::invalid_argument("max_batch_tokens must be > 0");
+}
+
+std::int64_t Engine::reservation_of(const Request& r) const {
+  return r.spec.prompt_tokens + r.generated + config_.drafter.gamma + 1;
+}
+
+std::uint32_t Engine::allocate_slot() {
+  if (!free_slots_.empty()) {
+    const std::uint32_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    return slot;
+  }
+  slots_.emplace_back();
+  return static_cast<std::uint32_t>(slots_.size() - 1);
+}
+
+bool Engine::submit(std::uint64_t id, const RequestSpec& spec, SimTime now) {
+  const std::int64_t worst = spec.prompt_tokens + spec.output_tokens + config_.drafter.gamma + 1;
+  if (worst > config_.kv_capacity_tokens) return false;
+  const std::uint32_t slot = allocate_slot();
+  Request& r = slots_[slot];
+  r = Request{};
+  r.id = id;
+  r.spec = spec;
+  r.arrival = now;
+  r.phase = RequestPhase::kQueued;
+  waiting_.push_back(slot);
+  outstanding_tokens_ += spec.prompt_tokens + spec.output_tokens;
+  return true;
+}
+
+void Engine::preempt_until_fits() {
+  while (kv_reserved_ > config_.kv_capacity_tokens) {
+    // Victim: the most recently admitted request that no in-flight step is using (vLLM's LIFO).
+    auto it = std::find_if(running_.rbegin(), running_.rend(),
+                           [&](std::uint32_t s) { return !slots_[s].in_flight; });
+    if (it == running_.rend()) return;  // everything is in a step; the next step start retries
+    const std::uint32_t slot = *it;
+    running_.erase(std::next(it).base());
+    Request& r = slots_[slot];
+    kv_reserved_ -= r.kv_reserved;
+    // Its KV is lost: the remaining prefill becomes the whole prompt plus what it generated.
+    const std::int64_t recompute = r.spec.prompt_tokens + r.generated;
+    outstanding_tokens_ += recompute - (r.prefill_needed - r.prefilled);
+    r.kv_reserved = 0;
+    r.phase = RequestPhase::kQueued;
+    r.prefill_needed = recompute;
+    r.prefilled = 0;
+    ++r.preemptions;
+    metrics_.on_preemption();
+    policy_.on_request_left(r.id);
+    waiting_.push_front(slot);
+  }
+}
+
+void Engine::admit(SimTime now) {
+  while (!waiting_.empty() && static_cast<std::int64_t>(running_.size()) < config_.max_running) {
+    const std::uint32_t slot = waiting_.front();
+    Request& r = slots_[slot];
+    const std::int64_t need = reservation_of(r);
+    if (kv_reserved_ + need > config_.kv_capacity_tokens) break;  // FIFO: nobody overtakes
+    waiting_.pop_front();
+    if (r.first_admitted < 0) {
+      r.first_admitted = now;
+      acceptance_.init_request(r.id, r.spec.domain, r.acceptance_state);
+    }
+    r.phase = RequestPhase::kPrefill;
+    r.prefill_needed = r.spec.prompt_tokens + r.generated;
+    r.prefilled = 0;
+    r.kv_reserved = need;
+    kv_reserved_ += need;
+    running_.push_back(slot);
+  }
+}
+
+void Engine::plan_decode(StepPlan& plan) {
+  const int gamma = config_.drafter.gamma;
+  draft_slots_.clear();
+  ids_.clear();
+  contexts_.clear();
+  plan.decode_slots.clear();
+  for (std::uint32_t slot : running_) {
+    Request& r = slots_[slot];
+    if (r.phase != RequestPhase::kDecode || r.in_flight) continue;
+    plan.decode_slots.push_back(slot);
+    draft_slots_.push_back(DraftSlot{r.id, r.spec.domain, r.decode_steps, r.generated,
+                                     &r.acceptance_state});
+    ids_.push_back(r.id);
+    contexts_.push_back(r.context_tokens());
+  }
+  const std::size_t count = plan.decode_slots.size();
+  plan.commits.resize(count);
+  plan.accepted_drafts.resize(count);
+  plan.verified_drafts.resize(count);
+  if (count == 0) return;
+
+  confidences_.resize(count * static_cast<std::size_t>(gamma));
+  hidden_accepted_.resize(count);
+  lengths_.assign(count, -1);
+  acceptance_.draft(draft_slots_, gamma, confidences_, hidden_accepted_);
+
+  BatchView view;
+  view.gamma = gamma;
+  view.requests = static_cast<std::int64_t>(count);
+  view.request_ids = ids_;
+  view.confidences = confidences_;
+  view.context_tokens = contexts_;
+  if (config_.policy_sees_hidden_outcome) view.hidden_accepted = hidden_accepted_;
+  policy_.schedule(view, sps_, lengths_);
+
+  BatchShape& shape = plan_shape_;
+  for (std::size_t i = 0; i < count; ++i) {
+    const int ell = lengths_[i];
+    if (ell < 0 || ell > gamma) {
+      throw std::logic_error("policy returned length " + std::to_string(ell) + " for request " +
+                             std::to_string(ids_[i]) + "; must be in [0, " +
+                             std::to_string(gamma) + "]");
+    }
+    const Request& r = slots_[plan.decode_slots[i]];
+    const std::int64_t accepted = std::min(ell, hidden_accepted_[i]);
+    const std::int64_t remaining = r.spec.output_tokens - r.generated;
+    plan.commits[i] = std::min(accepted + 1, remaining);
+    plan.accepted_drafts[i] = accepted;
+    plan.verified_drafts[i] = ell;
+    shape.verify_tokens += 1 + ell;
+    shape.decode_context_tokens += contexts_[i];
+    shape.verify_attention_pairs += (1 + ell) * contexts_[i];
+  }
+  shape.decode_requests = static_cast<std::int64_t>(count);
+}
+
+void Engine::plan_prefill(StepPlan& plan, std::int64_t budget) {
+  plan.prefill_chunks.clear();
+  BatchShape& shape = plan_shape_;
+  for (std::uint32_t slot : running_) {
+    if (budget <= 0) break;
+    Request& r = slots_[slot];
+    if (r.phase != RequestPhase::kPrefill || r.in_flight) continue;
+    const std::int64_t chunk = std::min(budget, r.prefill_needed - r.prefilled);
+    budget -= chunk;
+    plan.prefill_chunks.emplace_back(slot, chunk);
+    shape.prefill_tokens += chunk;
+    shape.prefill_attention_pairs += chunk * (r.prefilled + (chunk + 1) / 2);
+  }
+}
+
+std::optional<SimTime> Engine::try_start_step(EngineLane lane, SimTime now) {
+  StepPlan& plan = plans_[static_cast<int>(lane)];
+  if (plan.active) return std::nullopt;
+  const bool separate = config_.prefill_mode == PrefillMode::kSeparate;
+  if (lane == EngineLane::kPrefill && !separate) return std::nullopt;
+
+  preempt_until_fits();
+  admit(now);
+
+  plan_shape_ = BatchShape{};
+  plan.decode_slots.clear();
+  plan.prefill_chunks.clear();
+  if (lane == EngineLane::kMain) plan_decode(plan);
+  if (lane == EngineLane::kPrefill || !separate) {
+    plan_prefill(plan, config_.max_batch_tokens - plan_shape_.verify_tokens);
+  }
+  if (plan.decode_slots.empty() && plan.prefill_chunks.empty()) return std::nullopt;
+
+  SimTime duration = time_model_.verify_time(plan_shape_);
+  if (!plan.decode_slots.empty()) {
+    duration += time_model_.draft_time(config_.drafter, plan_shape_.decode_requests,
+                                       plan_shape_.decode_context_tokens);
+    if (policy_.synchronous()) duration += time_model_.host_overhead();
+  }
+  // A step always advances time: a zero-length step would let the loop spin at one instant.
+  duration = std::max<SimTime>(duration, 1);
+
+  plan.active = true;
+  plan.start = now;
+  plan.end = now + duration;
+  for (std::uint32_t slot : plan.decode_slots) slots_[slot].in_flight = true;
+  for (const auto& [slot, chunk] : plan.prefill_chunks) slots_[slot].in_flight = true;
+
+  StepRecord& rec = plan.record;
+  rec = StepRecord{};
+  rec.start = plan.start;
+  rec.end = plan.end;
+  rec.lane = lane;
+  rec.decode_requests = plan_shape_.decode_requests;
+  rec.verify_tokens = plan_shape_.verify_tokens;
+  rec.prefill_tokens = plan_shape_.prefill_tokens;
+  rec.running = static_cast<std::int64_t>(running_.size());
+  rec.kv_reserved = kv_reserved_;
+  return plan.end;
+}
+
+void Engine::finish_step(EngineLane lane, SimTime now) {
+  StepPlan& plan = plans_[static_cast<int>(lane)];
+  if (!plan.active || plan.end != now) throw std::logic_error("finish_step without its step");
+  plan.active = false;
+  finished_.clear();
+  StepRecord& rec = plan.record;
+
+  for (std::size_t i = 0; i < plan.decode_slots.size(); ++i) {
+    const std::uint32_t slot = plan.decode_slots[i];
+    Request& r = slots_[slot];
+    r.in_flight = false;
+    const std::int64_t n = plan.commits[i];
+    metrics_.on_tokens(now, r.last_token, n);
+    r.generated += n;
+    r.decode_committed += n;
+    r.last_token = now;
+    ++r.decode_steps;
+    r.drafts_verified += plan.verified_drafts[i];
+    r.drafts_accepted += plan.accepted_drafts[i];
+    outstanding_tokens_ -= n;
+    rec.decode_committed += n;
+    rec.drafts_verified += plan.verified_drafts[i];
+    rec.drafts_accepted += plan.accepted_drafts[i];
+    // Rejected drafts roll back; the lookahead for the next step is re-reserved.
+    const std::int64_t reservation = reservation_of(r);
+    kv_reserved_ += reservation - r.kv_reserved;
+    r.kv_reserved = reservation;
+    if (r.generated >= r.spec.output_tokens) finished_.push_back(slot);
+  }
+  for (const auto& [slot, chunk] : plan.prefill_chunks) {
+    Request& r = slots_[slot];
+    r.in_flight = false;
+    r.prefilled += chunk;
+    r.prefill_tokens_computed += chunk;
+    outstanding_tokens_ -= chunk;
+    if (r.prefilled < r.prefill_needed) continue;
+    // The forward over the last prefilled position samples the next token: the first output
+    // token for a fresh request, the next one after a recompute.
+    r.phase = RequestPhase::kDecode;
+    metrics_.on_tokens(now, r.last_token, 1);
+    r.generated += 1;
+    r.last_token = now;
+    if (r.first_token < 0) r.first_token = now;
+    outstanding_tokens_ -= 1;
+    ++rec.first_tokens;
+    const std::int64_t reservation = reservation_of(r);
+    kv_reserved_ += reservation - r.kv_reserved;
+    r.kv_reserved = reservation;
+    if (r.generated >= r.spec.output_tokens) finished_.push_back(slot);
+  }
+  metrics_.on_step(rec);
+  for (std::uint32_t slot : finished_) complete(slot, now);
+}
+
+void Engine::complete(std::uint32_t slot, SimTime now) {
+  Request& r = slots_[slot];
+  r.phase = RequestPhase::kDone;
+  r.done = now;
+  kv_reserved_ -= r.kv_reserved;
+  r.kv_reserved = 0;
+  running_.erase(std::find(running_.begin(), running_.end(), slot));
+  policy_.on_request_left(r.id);
+  metrics_.on_request_done(r);
+  if (on_complete_) on_complete_(r, now);
+  free_slots_.push_back(slot);
+}
+
+}  // namespace sparksim

@@ -1,0 +1,122 @@
+// Engine: one serving replica with continuous batching and speculative decoding.
+//
+// It owns the running set, the FIFO waiting queue and KV accounting, and runs steps:
+// admit while KV fits → (chunked) prefill → draft → policy chooses ℓ_r → verify B = Σ(1+ℓ_r)
+// (+ prefill tokens) → the step lasts what the TimeModel says → commit min(ℓ_r, accepted_r) + 1.
+// The engine is a passive state machine driven by an event loop (Simulation, or the cluster
+// layer): try_start_step() plans a step and returns its end time; finish_step() applies it.
+//
+// KV: each running request reserves prompt + generated + γ + 1 tokens (the lookahead of one
+// step's drafts); rejected drafts roll back, so after a commit the reservation is recomputed.
+// When growth overflows capacity at a step start, the most recently admitted request not in a
+// running step is preempted (recompute: its prompt + generated tokens are prefilled again).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "policies/verification_policy.hpp"
+#include "profiles/drafter.hpp"
+#include "profiles/time_model.hpp"
+#include "sim/acceptance/acceptance_model.hpp"
+#include "sim/metrics.hpp"
+#include "sim/request.hpp"
+
+namespace sparksim {
+
+enum class PrefillMode : std::uint8_t {
+  kChunked,   // prefill chunks share decode steps under the per-step token budget (default)
+  kSeparate,  // a separate prefill stage (its own GPUs and timeline) feeds the decode batch
+};
+
+struct EngineConfig {
+  DrafterSpec drafter;
+  std::int64_t kv_capacity_tokens = 0;   // > 0
+  std::int64_t max_running = 256;        // concurrent requests holding KV (vLLM max_num_seqs)
+  std::int64_t max_batch_tokens = 8192;  // per-step token budget (vLLM max_num_batched_tokens)
+  PrefillMode prefill_mode = PrefillMode::kChunked;
+  bool policy_sees_hidden_outcome = false;  // from the policy's registry row
+};
+
+class Engine {
+ public:
+  using CompletionHandler = std::function<void(const Request&, SimTime)>;
+
+  Engine(const EngineConfig& config, const TimeModel& time_model, const SpsTable& sps,
+         AcceptanceModel& acceptance, VerificationPolicy& policy, MetricsCollector& metrics);
+
+  // A request arrives at `now`. Returns false (and keeps nothing) if it can never fit in KV:
+  // prompt + output + γ + 1 > capacity. The caller counts such rejections.
+  bool submit(std::uint64_t id, const RequestSpec& spec, SimTime now);
+
+  // Plans and starts a step on `lane` at `now` if that lane is idle and has work; returns the
+  // step's end time. kPrefill is only used in PrefillMode::kSeparate.
+  std::optional<SimTime> try_start_step(EngineLane lane, SimTime now);
+  // Applies the step of `lane` that ends at `now`: commits tokens, completes requests.
+  void finish_step(EngineLane lane, SimTime now);
+
+  void set_completion_handler(CompletionHandler handler) { on_complete_ = std::move(handler); }
+
+  bool lane_busy(EngineLane lane) const { return plans_[static_cast<int>(lane)].active; }
+  bool idle() const { return running_.empty() && waiting_.empty(); }
+  std::int64_t running_count() const { return static_cast<std::int64_t>(running_.size()); }
+  std::int64_t waiting_count() const { return static_cast<std::int64_t>(waiting_.size()); }
+  std::int64_t kv_reserved() const { return kv_reserved_; }
+  std::int64_t kv_capacity() const { return config_.kv_capacity_tokens; }
+  // Outstanding work in tokens (prompts still to prefill + outputs still to generate): routers use it.
+  std::int64_t outstanding_tokens() const { return outstanding_tokens_; }
+  const EngineConfig& config() const { return config_; }
+
+ private:
+  // One lane's in-flight step: what to apply at its end.
+  struct StepPlan {
+    bool active = false;
+    SimTime start = 0, end = 0;
+    std::vector<std::uint32_t> decode_slots;   // slots verifying this step
+    std::vector<std::int64_t> commits;         // per decode slot: tokens committed
+    std::vector<std::int64_t> accepted_drafts; // per decode slot: min(ℓ, accepted)
+    std::vector<std::int64_t> verified_drafts; // per decode slot: ℓ
+    std::vector<std::pair<std::uint32_t, std::int64_t>> prefill_chunks;  // slot, tokens
+    StepRecord record;
+  };
+
+  std::uint32_t allocate_slot();
+  std::int64_t reservation_of(const Request& r) const;
+  void preempt_until_fits();
+  void admit(SimTime now);
+  void plan_decode(StepPlan& plan);
+  void plan_prefill(StepPlan& plan, std::int64_t budget);
+  void complete(std::uint32_t slot, SimTime now);
+
+  EngineConfig config_;
+  const TimeModel& time_model_;
+  const SpsTable& sps_;
+  AcceptanceModel& acceptance_;
+  VerificationPolicy& policy_;
+  MetricsCollector& metrics_;
+  CompletionHandler on_complete_;
+
+  std::vector<Request> slots_;  // request storage, reused after completion (bounded memory)
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<std::uint32_t> running_;  // admission order
+  std::deque<std::uint32_t> waiting_;   // FIFO; preempted requests return to the front
+  std::int64_t kv_reserved_ = 0;
+  std::int64_t outstanding_tokens_ = 0;
+  StepPlan plans_[2];
+  BatchShape plan_shape_;  // shape of the step being planned
+
+  // Scratch reused every step (no per-step allocation once warm).
+  std::vector<DraftSlot> draft_slots_;
+  std::vector<float> confidences_;
+  std::vector<int> hidden_accepted_;
+  std::vector<int> lengths_;
+  std::vector<std::uint64_t> ids_;
+  std::vector<std::int64_t> contexts_;
+  std::vector<std::uint32_t> finished_;
+};
+
+}  // namespace sparksim

@@ -1,0 +1,98 @@
+// MetricsCollector: streams what the engine reports (steps, token commits, completions) into
+// per-request rows, aggregate counters and per-second time series.
+//
+// Definitions (after vLLM's serving benchmark):
+//  - TTFT: arrival → end of the step that produced the first output token.
+//  - TPOT: (E2E − TTFT) / (output_tokens − 1); undefined for 1-token outputs (excluded, counted).
+//  - tok/s/user: 1 / TPOT.
+//  - ITL per step: time between two consecutive deliveries of tokens to a request (a speculative
+//    step delivers several tokens at once); ITL per token: that gap divided by the tokens in the
+//    delivery, one sample per token. vLLM reports the former; both are given.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <vector>
+
+#include "common/distribution_summary.hpp"
+#include "common/sim_time.hpp"
+#include "sim/request.hpp"
+
+namespace sparksim {
+
+enum class EngineLane : std::uint8_t { kMain = 0, kPrefill = 1 };
+
+struct StepRecord {
+  SimTime start = 0;
+  SimTime end = 0;
+  EngineLane lane = EngineLane::kMain;
+  std::int64_t decode_requests = 0;   // R
+  std::int64_t verify_tokens = 0;     // Σ (1 + ℓ_r)
+  std::int64_t drafts_verified = 0;   // Σ ℓ_r
+  std::int64_t drafts_accepted = 0;   // Σ min(ℓ_r, accepted_r)
+  std::int64_t decode_committed = 0;  // tokens committed by verification (capped at the output)
+  std::int64_t prefill_tokens = 0;
+  std::int64_t first_tokens = 0;  // tokens produced by prefills finishing in this step
+  std::int64_t running = 0;       // requests holding KV during the step
+  std::int64_t kv_reserved = 0;   // tokens reserved at the step's start
+};
+
+struct PerSecondBin {
+  double running_request_seconds = 0;  // ∫ running dt over the bin (main lane)
+  std::int64_t steps = 0;
+  std::int64_t request_steps = 0;
+  std::int64_t verify_tokens = 0;
+  std::int64_t decode_committed = 0;
+  std::int64_t output_tokens = 0;  // decode commits + first tokens
+  std::int64_t completed = 0;
+};
+
+struct AggregateCounters {
+  std::int64_t steps = 0;
+  std::int64_t prefill_lane_steps = 0;
+  std::int64_t request_steps = 0;
+  std::int64_t verify_tokens = 0;
+  std::int64_t drafts_verified = 0;
+  std::int64_t drafts_accepted = 0;
+  std::int64_t decode_committed = 0;
+  std::int64_t output_tokens = 0;
+  std::int64_t prefill_tokens = 0;
+  std::int64_t preemptions = 0;
+  std::int64_t requests_completed = 0;
+  std::int64_t single_token_requests = 0;  // no TPOT
+  std::int64_t kv_peak_reserved = 0;
+  SimTime last_event = 0;
+};
+
+class MetricsCollector {
+ public:
+  // `requests_csv` may be null (no per-request file); the header is written immediately.
+  explicit MetricsCollector(std::ostream* requests_csv);
+
+  void on_step(const StepRecord& step);
+  // `tokens` delivered to `request` at `now`; `previous` is its last delivery (-1 for the first).
+  void on_tokens(SimTime now, SimTime previous, std::int64_t tokens);
+  void on_request_done(const Request& request);
+  void on_preemption() { ++counters_.preemptions; }
+
+  const AggregateCounters& counters() const { return counters_; }
+  const std::vector<PerSecondBin>& per_second() const { return bins_; }
+  DistributionSummary ttft_ms() const { return summarize_exact(ttft_ms_); }
+  DistributionSummary tpot_ms() const { return summarize_exact(tpot_ms_); }
+  DistributionSummary e2e_s() const { return summarize_exact(e2e_s_); }
+  DistributionSummary tok_s_per_user() const { return summarize_exact(tok_s_per_user_); }
+  DistributionSummary queue_ms() const { return summarize_exact(queue_ms_); }
+  DistributionSummary itl_step_ms() const { return itl_step_ms_.summarize(); }
+  DistributionSummary itl_token_ms() const { return itl_token_ms_.summarize(); }
+  double itl_relative_error() const { return itl_step_ms_.relative_error(); }
+
+ private:
+  PerSecondBin& bin(std::size_t index);
+  std::ostream* requests_csv_;
+  AggregateCounters counters_;
+  std::vector<PerSecondBin> bins_;
+  std::vector<double> ttft_ms_, tpot_ms_, e2e_s_, tok_s_per_user_, queue_ms_;
+  LogHistogram itl_step_ms_, itl_token_ms_;
+};
+
+}  // namespace sparksim

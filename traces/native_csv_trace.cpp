@@ -1,0 +1,83 @@
+// sparksim native trace CSV loader.
+#include "traces/native_csv_trace.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "common/input_error.hpp"
+#include "traces/field_parsing.hpp"
+#include "traces/text_lines.hpp"
+#include "traces/trace_ordering.hpp"
+
+namespace sparksim {
+
+bool is_native_csv_header(std::string_view first_line) {
+  return first_line == kNativeCsvHeader || first_line == kNativeCsvHeaderNoDomain;
+}
+
+Trace load_native_csv_trace(const std::string& path, std::string_view text,
+                            const TraceOptions& options) {
+  Trace trace;
+  LoadReport& report = trace.report;
+  report.source = path;
+  report.format = "csv";
+
+  LineCursor cursor(text);
+  std::string_view line;
+  cursor.next(line);
+  if (!is_native_csv_header(line)) {
+    throw InputError(path, 1,
+                     "header " + quote_for_message(line) +
+                         " is not a sparksim CSV header; expected '" +
+                         std::string(kNativeCsvHeader) + "' (domain column optional)");
+  }
+  const bool has_domain_column = line == kNativeCsvHeader;
+  const std::string_view header = has_domain_column ? kNativeCsvHeader : kNativeCsvHeaderNoDomain;
+  const std::size_t column_count = has_domain_column ? 4 : 3;
+  const Domain fallback_domain = options.domain.value_or(Domain::kChat);
+
+  trace.requests.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+  std::vector<std::string_view> fields;
+  std::int64_t empty_lines = 0;
+  while (cursor.next(line)) {
+    const std::int64_t n = cursor.line_number();
+    if (line.empty()) {
+      ++empty_lines;
+      continue;
+    }
+    ++report.rows_read;
+    split_fields(line, ',', fields);
+    if (fields.size() != column_count) {
+      throw InputError(path, n,
+                       "expected " + std::to_string(column_count) + " fields (" +
+                           std::string(header) + "), found " + std::to_string(fields.size()));
+    }
+    RequestSpec request;
+    request.arrival = parse_arrival_seconds(fields[0], "arrival_s", path, n);
+    request.prompt_tokens = parse_token_count(fields[1], "prompt_tokens", 1, path, n);
+    request.output_tokens = parse_token_count(fields[2], "output_tokens", 1, path, n);
+    request.domain = fallback_domain;
+    if (has_domain_column && !parse_domain(fields[3], request.domain)) {
+      throw InputError(
+          path, n,
+          "domain is " + quote_for_message(fields[3]) + "; must be one of " + valid_domain_list());
+    }
+    if (has_domain_column && options.domain) request.domain = *options.domain;
+    trace.requests.push_back(request);
+  }
+
+  if (empty_lines > 0) report.notes.push_back(std::to_string(empty_lines) + " empty lines ignored");
+  if (options.domain && has_domain_column) {
+    report.notes.push_back("domain column replaced by '" +
+                           std::string(domain_name(*options.domain)) +
+                           "' for every request (domain option)");
+  } else if (!has_domain_column) {
+    report.notes.push_back(
+        "no domain column: domain '" + std::string(domain_name(fallback_domain)) +
+        "' given to every request (" + (options.domain ? "domain option" : "default") + ")");
+  }
+  finalize_loaded_trace(trace);
+  return trace;
+}
+
+}  // namespace sparksim

@@ -1,0 +1,24 @@
+// The last step every file loader shares: put requests in arrival order and start the clock at
+// the first arrival, counting and noting what moved, so no loader changes data silently.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "traces/request_spec.hpp"
+
+namespace sparksim {
+
+// Rows whose arrival is earlier than the row just before them, in the vector's current order.
+std::int64_t count_out_of_order(const std::vector<RequestSpec>& requests);
+
+// Stable-sorts by arrival (ties keep file order) and records rows_sorted with a note; shifts
+// arrivals so the earliest is 0 (noting any non-zero shift); sets rows_kept. Throws
+// InputError(`source: ...`) when the arrivals span more than kMaxSimTime or the trace is empty.
+void finalize_loaded_trace(Trace& trace);
+
+// "12.000000500 s": exact decimal seconds of a SimTime, for notes and messages.
+std::string format_seconds(SimTime t);
+
+}  // namespace sparksim
