@@ -2,6 +2,7 @@
 #include "common/distribution_summary.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 
@@ -32,34 +33,49 @@ DistributionSummary summarize_exact(std::vector<double> values) {
   return s;
 }
 
-LogHistogram::LogHistogram(double relative_error)
-    : epsilon_(relative_error), log_base_(std::log1p(2.0 * relative_error)) {}
+namespace {
+constexpr int kMantissaShift = 52 - LogHistogram::kMantissaBits;
+
+std::int64_t bucket_of(double value) {
+  return static_cast<std::int64_t>(std::bit_cast<std::uint64_t>(value) >> kMantissaShift);
+}
+
+double bucket_midpoint(std::int64_t index) {
+  const double lo = std::bit_cast<double>(static_cast<std::uint64_t>(index) << kMantissaShift);
+  const double hi = std::bit_cast<double>(static_cast<std::uint64_t>(index + 1) << kMantissaShift);
+  return 0.5 * (lo + hi);
+}
+}  // namespace
 
 void LogHistogram::add(double value, std::int64_t weight) {
   count_ += weight;
   sum_ += static_cast<long double>(value) * weight;
-  if (!(value > 0.0)) {
+  if (!(value > 0.0) || !std::isfinite(value)) {
     zero_count_ += weight;
     return;
   }
-  const long index = std::lround(std::floor(std::log(value) / log_base_)) + kOffset;
-  const auto i = static_cast<std::size_t>(std::max(0L, index));
-  if (i >= buckets_.size()) buckets_.resize(i + 1, 0);
-  buckets_[i] += weight;
+  const std::int64_t index = bucket_of(value);
+  if (buckets_.empty()) {
+    first_index_ = index;
+    buckets_.assign(1, 0);
+  } else if (index < first_index_) {
+    buckets_.insert(buckets_.begin(), static_cast<std::size_t>(first_index_ - index), 0);
+    first_index_ = index;
+  } else if (index - first_index_ >= static_cast<std::int64_t>(buckets_.size())) {
+    buckets_.resize(static_cast<std::size_t>(index - first_index_ + 1), 0);
+  }
+  buckets_[static_cast<std::size_t>(index - first_index_)] += weight;
 }
 
 double LogHistogram::percentile(double q) const {
   // Nearest rank over the weighted sample.
-  const auto target = static_cast<std::int64_t>(
-      std::ceil(q / 100.0 * static_cast<double>(count_)));
+  const auto target =
+      std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(q / 100.0 * count_)));
   std::int64_t seen = zero_count_;
   if (target <= seen) return 0.0;
   for (std::size_t i = 0; i < buckets_.size(); ++i) {
     seen += buckets_[i];
-    if (seen >= target) {
-      const double lo = static_cast<double>(static_cast<long>(i) - kOffset);
-      return std::exp((lo + 0.5) * log_base_);
-    }
+    if (seen >= target) return bucket_midpoint(first_index_ + static_cast<std::int64_t>(i));
   }
   return 0.0;
 }

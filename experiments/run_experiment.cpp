@@ -2,13 +2,12 @@
 #include "experiments/run_experiment.hpp"
 
 #include <chrono>
-#include <cinttypes>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "common/csv_row.hpp"
 #include "common/input_error.hpp"
 #include "common/staged_directory.hpp"
 #include "policies/policy_registry.hpp"
@@ -282,16 +281,19 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
   ts = "time_s,running_requests_mean,steps,request_steps,verify_tokens_per_request_step,"
        "tau,output_tokens,throughput_tok_s,requests_completed\n";
   const auto& bins = metrics.per_second();
-  char line[256];
   for (std::size_t i = 0; i < bins.size(); ++i) {
     const PerSecondBin& b = bins[i];
-    std::snprintf(line, sizeof line, "%zu,%.6f,%" PRId64 ",%" PRId64 ",%.6f,%.6f,%" PRId64 ",%" PRId64
-                  ",%" PRId64 "\n",
-                  i, b.running_request_seconds, b.steps, b.request_steps,
-                  per(static_cast<double>(b.verify_tokens), static_cast<double>(b.request_steps)),
-                  per(static_cast<double>(b.decode_committed), static_cast<double>(b.request_steps)),
-                  b.output_tokens, b.output_tokens, b.completed);
-    ts += line;
+    CsvRow(ts)
+        .integer(static_cast<std::int64_t>(i))
+        .fixed(b.running_request_seconds, 6)
+        .integer(b.steps)
+        .integer(b.request_steps)
+        .fixed(per(static_cast<double>(b.verify_tokens), static_cast<double>(b.request_steps)), 6)
+        .fixed(per(static_cast<double>(b.decode_committed), static_cast<double>(b.request_steps)), 6)
+        .integer(b.output_tokens)
+        .integer(b.output_tokens)
+        .integer(b.completed)
+        .end();
   }
   return out;
 }

@@ -2,8 +2,8 @@
 #include "sim/metrics.hpp"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
+
+#include "common/csv_row.hpp"
 
 namespace sparksim {
 
@@ -71,7 +71,7 @@ void MetricsCollector::on_request_done(const Request& r) {
   ttft_ms_.push_back(ttft_ms);
   e2e_s_.push_back(e2e_s);
   queue_ms_.push_back(queue_ms);
-  double tpot_ms = -1, tok_s = -1;
+  double tpot_ms = 0, tok_s = 0;
   if (r.spec.output_tokens > 1) {
     tpot_ms = sim_time_to_ms(r.done - r.first_token) / static_cast<double>(r.spec.output_tokens - 1);
     tpot_ms_.push_back(tpot_ms);
@@ -86,18 +86,32 @@ void MetricsCollector::on_request_done(const Request& r) {
   const double tau = r.decode_steps > 0 ? static_cast<double>(r.decode_committed) /
                                               static_cast<double>(r.decode_steps)
                                         : 0.0;
-  char line[512];
-  // %.9g keeps ns resolution for times below ~1e9 s; fixed formats keep the file deterministic.
-  std::snprintf(line, sizeof line,
-                "%" PRIu64 ",%s,%.9f,%" PRId64 ",%" PRId64 ",%.9f,%.9f,%.9f,%.6f,%.6f,%.6f,%.9f,"
-                "%.6f,%" PRId64 ",%.6f,%" PRId64 ",%" PRId64 ",%d,%" PRId64 "\n",
-                r.id, std::string(domain_name(r.spec.domain)).c_str(),
-                sim_time_to_seconds(r.arrival), r.spec.prompt_tokens, r.spec.output_tokens,
-                sim_time_to_seconds(r.first_admitted), sim_time_to_seconds(r.first_token),
-                sim_time_to_seconds(r.done), queue_ms, ttft_ms, tpot_ms, e2e_s, tok_s,
-                r.decode_steps, tau, r.drafts_verified, r.drafts_accepted, r.preemptions,
-                r.prefill_tokens_computed);
-  *requests_csv_ << line;
+  // Times in s and ms are printed exactly from integer nanoseconds.
+  line_.clear();
+  // TPOT and tok/s/user are empty for one-token outputs (undefined, see the header).
+  const bool has_tpot = r.spec.output_tokens > 1;
+  CsvRow row(line_);
+  row.integer(static_cast<std::int64_t>(r.id))
+      .text(domain_name(r.spec.domain))
+      .scaled(r.arrival, 9)
+      .integer(r.spec.prompt_tokens)
+      .integer(r.spec.output_tokens)
+      .scaled(r.first_admitted, 9)
+      .scaled(r.first_token, 9)
+      .scaled(r.done, 9)
+      .scaled(r.first_admitted - r.arrival, 6)
+      .scaled(r.first_token - r.arrival, 6);
+  has_tpot ? row.fixed(tpot_ms, 6) : row.text("");
+  row.scaled(r.done - r.arrival, 9);
+  has_tpot ? row.fixed(tok_s, 6) : row.text("");
+  row.integer(r.decode_steps)
+      .fixed(tau, 6)
+      .integer(r.drafts_verified)
+      .integer(r.drafts_accepted)
+      .integer(r.preemptions)
+      .integer(r.prefill_tokens_computed)
+      .end();
+  *requests_csv_ << line_;
 }
 
 }  // namespace sparksim

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "common/distribution_summary.hpp"
@@ -93,6 +94,7 @@ class MetricsCollector {
   std::vector<PerSecondBin> bins_;
   std::vector<double> ttft_ms_, tpot_ms_, e2e_s_, tok_s_per_user_, queue_ms_;
   LogHistogram itl_step_ms_, itl_token_ms_;
+  std::string line_;  // reused for each requests.csv row
 };
 
 }  // namespace sparksim

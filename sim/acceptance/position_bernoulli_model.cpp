@@ -8,6 +8,7 @@
 //    every domain (the report gives no per-domain split).
 #include "sim/acceptance/position_bernoulli_model.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "common/rng.hpp"
@@ -47,6 +48,7 @@ PositionBernoulliModel::PositionBernoulliModel(const DrafterSpec& drafter, std::
   switch (drafter.family) {
     case DrafterFamily::kMtp1:
       for (auto& p : p_) p.assign(static_cast<std::size_t>(drafter.gamma), kMtp1SecondTokenAcceptance);
+      finish_curves();
       return;
     case DrafterFamily::kEagle3: curves = &kEagle3; break;
     case DrafterFamily::kDflash: curves = &kDflash; break;
@@ -55,11 +57,21 @@ PositionBernoulliModel::PositionBernoulliModel(const DrafterSpec& drafter, std::
   p_[static_cast<int>(Domain::kMath)] = extend(curves->math, drafter.gamma);
   p_[static_cast<int>(Domain::kCode)] = extend(curves->code, drafter.gamma);
   p_[static_cast<int>(Domain::kChat)] = extend(curves->chat, drafter.gamma);
+  finish_curves();
 }
 
 PositionBernoulliModel::PositionBernoulliModel(double p, int gamma, std::uint64_t seed)
     : key_(derive_seed(seed, static_cast<std::uint64_t>(StreamId::kAcceptance))) {
   for (auto& curve : p_) curve.assign(static_cast<std::size_t>(gamma), static_cast<float>(p));
+  finish_curves();
+}
+
+void PositionBernoulliModel::finish_curves() {
+  for (int d = 0; d < kDomainCount; ++d) {
+    survival_[d].resize(p_[d].size());
+    double s = 1.0;
+    for (std::size_t k = 0; k < p_[d].size(); ++k) survival_[d][k] = s *= p_[d][k];
+  }
 }
 
 void PositionBernoulliModel::init_request(std::uint64_t, Domain, AcceptanceState&) {}
@@ -70,21 +82,18 @@ double PositionBernoulliModel::conditional_acceptance(Domain domain, int positio
 
 void PositionBernoulliModel::draft(std::span<const DraftSlot> slots, int gamma,
                                    std::span<float> confidences, std::span<int> hidden_accepted) {
+  const auto g = static_cast<std::size_t>(gamma);
   for (std::size_t r = 0; r < slots.size(); ++r) {
     const DraftSlot& slot = slots[r];
-    const std::vector<float>& p = p_[static_cast<int>(slot.domain)];
-    if (static_cast<int>(p.size()) < gamma) throw std::logic_error("acceptance curve shorter than gamma");
-    float* c = confidences.data() + r * static_cast<std::size_t>(gamma);
-    // One key per (request, step); position k uses counter k, so draws never depend on the batch.
-    const std::uint64_t step_key =
-        mix64(mix64(key_ ^ mix64(slot.request_id)) + static_cast<std::uint64_t>(slot.decode_step));
-    int accepted = gamma;
-    for (int k = 0; k < gamma; ++k) {
-      c[k] = p[k];
-      if (accepted == gamma && counter_uniform(step_key, static_cast<std::uint64_t>(k)) >= p[k]) {
-        accepted = k;
-      }
-    }
+    const auto d = static_cast<int>(slot.domain);
+    if (p_[d].size() < g) throw std::logic_error("acceptance curve shorter than gamma");
+    std::copy_n(p_[d].data(), g, confidences.data() + r * g);
+    // One draw per (request, step): never depends on which other requests share the batch.
+    const double u = counter_uniform(mix64(key_ ^ slot.request_id),
+                                     static_cast<std::uint64_t>(slot.decode_step));
+    const double* survival = survival_[d].data();
+    int accepted = 0;
+    while (accepted < gamma && u < survival[accepted]) ++accepted;
     hidden_accepted[r] = accepted;
   }
 }

@@ -2,6 +2,8 @@
 // conditional probability p[domain][k] (independent Bernoulli draws), and the drafter's reported
 // confidence is exactly that p (perfectly calibrated, no per-request heterogeneity). Curves come
 // from published figures (see the .cpp) or one constant p for worked examples.
+// The accepted count of independent per-position trials has survival P(accepted >= k) = S_k =
+// Π_{i<=k} p_i, so one uniform u per request-step gives it exactly: #{k : u < S_k}.
 #pragma once
 
 #include <array>
@@ -28,7 +30,9 @@ class PositionBernoulliModel final : public AcceptanceModel {
   double conditional_acceptance(Domain domain, int position) const;
 
  private:
+  void finish_curves();
   std::array<std::vector<float>, kDomainCount> p_;
+  std::array<std::vector<double>, kDomainCount> survival_;  // S_k = Π_{i<=k} p_i
   std::uint64_t key_;
 };
 
