@@ -30,7 +30,8 @@ class CsvRow {
   CsvRow& fixed(double value, int digits) {
     separator();
     char buf[64];
-    out_.append(buf, std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed, digits).ptr);
+    out_.append(buf,
+                std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed, digits).ptr);
     return *this;
   }
   // An integer count of 10^-scale_digits units printed in whole units: scaled(1500, 3) → "1.500".

@@ -20,8 +20,8 @@ NamedSpec NamedSpec::parse(const std::string& text, const std::string& flag) {
   std::size_t pos = 0;
   while (pos <= rest.size()) {
     const auto comma = rest.find(',', pos);
-    const std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos
-                                                                          : comma - pos);
+    const std::string item =
+        rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
       throw InputError(flag + ": '" + text + "': parameter '" + item +
@@ -38,7 +38,7 @@ NamedSpec NamedSpec::parse(const std::string& text, const std::string& flag) {
 }
 
 std::int64_t NamedSpec::get_int(const std::string& key, std::int64_t fallback, std::int64_t min,
-                                 std::int64_t max) const {
+                                std::int64_t max) const {
   known_.insert(key);
   const auto it = params_.find(key);
   if (it == params_.end()) return fallback;
@@ -56,7 +56,7 @@ std::int64_t NamedSpec::get_int(const std::string& key, std::int64_t fallback, s
 }
 
 double NamedSpec::get_double(const std::string& key, double fallback, double min,
-                              double max) const {
+                             double max) const {
   known_.insert(key);
   const auto it = params_.find(key);
   if (it == params_.end()) return fallback;
@@ -78,8 +78,8 @@ void NamedSpec::reject_unknown_keys() const {
     if (known_.count(key)) continue;
     std::string valid;
     for (const auto& k : known_) valid += (valid.empty() ? "" : ", ") + k;
-    throw InputError(flag_ + ": '" + text_ + "': unknown parameter '" + key + "' for '" +
-                     name_ + "'; valid: " + (valid.empty() ? "(none)" : valid));
+    throw InputError(flag_ + ": '" + text_ + "': unknown parameter '" + key + "' for '" + name_ +
+                     "'; valid: " + (valid.empty() ? "(none)" : valid));
   }
 }
 

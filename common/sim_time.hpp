@@ -17,7 +17,11 @@ inline constexpr SimTime kMaxSimTime = SimTime{1'000'000'000} * 1'000'000'000;
 inline SimTime seconds_to_sim_time(double seconds) {
   return static_cast<SimTime>(std::llround(seconds * 1e9));
 }
-inline double sim_time_to_seconds(SimTime t) { return static_cast<double>(t) * 1e-9; }
-inline double sim_time_to_ms(SimTime t) { return static_cast<double>(t) * 1e-6; }
+inline double sim_time_to_seconds(SimTime t) {
+  return static_cast<double>(t) * 1e-9;
+}
+inline double sim_time_to_ms(SimTime t) {
+  return static_cast<double>(t) * 1e-6;
+}
 
 }  // namespace sparksim

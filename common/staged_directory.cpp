@@ -1,9 +1,9 @@
 // Staging directory with an all-or-nothing final rename.
 #include "common/staged_directory.hpp"
 
-#include <unistd.h>
-
 #include <system_error>
+
+#include <unistd.h>
 
 namespace sparksim {
 

@@ -77,22 +77,30 @@ std::string profile_label(const Profile& p) {
     return "ANALYTIC roofline profile for " + p.provenance.gpu + " / " + p.target +
            " (not measured on a GPU)";
   }
-  return "measured profile for " + p.provenance.gpu + " / " + p.target + " (" +
-         p.provenance.date + ")";
+  return "measured profile for " + p.provenance.gpu + " / " + p.target + " (" + p.provenance.date +
+         ")";
 }
 
 }  // namespace
 
 RunSetup prepare_run(const RunOptions& o) {
   Problems problems;
-  RunSetup setup{o, {}, std::nullopt, std::nullopt, {}, {}, NamedSpec::parse("static", "--policy"),
-                 NamedSpec::parse("bernoulli", "--acceptance"), 1};
+  RunSetup setup{o,
+                 {},
+                 std::nullopt,
+                 std::nullopt,
+                 {},
+                 {},
+                 NamedSpec::parse("static", "--policy"),
+                 NamedSpec::parse("bernoulli", "--acceptance"),
+                 1};
 
   const int workloads = (!o.trace_path.empty() ? 1 : 0) +
                         (o.closed_loop_users > 0 ? 1 : (!o.synthetic.empty() ? 1 : 0));
   if (workloads != 1) {
-    problems.add("choose exactly one workload: --trace PATH, --synthetic SPEC, or "
-                 "--closed-loop-users N with --synthetic SPEC");
+    problems.add(
+        "choose exactly one workload: --trace PATH, --synthetic SPEC, or "
+        "--closed-loop-users N with --synthetic SPEC");
   }
   if (o.closed_loop_users > 0 && o.synthetic.empty()) {
     problems.add("--closed-loop-users needs --synthetic SPEC for request lengths and duration_s");
@@ -125,8 +133,13 @@ RunSetup prepare_run(const RunOptions& o) {
     // Build once here so bad parameters are reported now; execute_run builds fresh instances.
     problems.check([&] { make_policy(setup.policy_spec, PolicyContext{drafter->gamma}); });
     problems.check([&] { make_acceptance_model(setup.acceptance_spec, *drafter, o.seed); });
+  } else {
+    // Parameters depend on γ, but unknown names can still be reported now.
+    problems.check([&] { find_policy(setup.policy_spec); });
+    problems.check([&] { find_acceptance_model(setup.acceptance_spec); });
   }
-  if (!o.profile_path.empty()) problems.check([&] { setup.profile = load_profile(o.profile_path); });
+  if (!o.profile_path.empty())
+    problems.check([&] { setup.profile = load_profile(o.profile_path); });
 
   if (!o.trace_path.empty()) {
     problems.check([&] {
@@ -135,8 +148,8 @@ RunSetup prepare_run(const RunOptions& o) {
       if (!o.domain.empty()) {
         Domain d;
         if (!parse_domain(o.domain, d)) {
-          throw InputError("--domain: unknown domain '" + o.domain + "'; valid: " +
-                           valid_domain_list());
+          throw InputError("--domain: unknown domain '" + o.domain +
+                           "'; valid: " + valid_domain_list());
         }
         topt.domain = d;
       }
@@ -149,15 +162,16 @@ RunSetup prepare_run(const RunOptions& o) {
   problems.throw_if_any();
 
   if (setup.synthetic && o.closed_loop_users > 0) {
-    setup.closed_loop = ClosedLoopOptions{o.closed_loop_users, o.think_time_s,
-                                          setup.synthetic->duration_s};
+    setup.closed_loop =
+        ClosedLoopOptions{o.closed_loop_users, o.think_time_s, setup.synthetic->duration_s};
     setup.trace.report.source = o.synthetic;
     setup.trace.report.format = "closed-loop";
   } else if (setup.synthetic) {
     setup.trace = generate_synthetic_trace(*setup.synthetic, o.seed);
   }
   if (!setup.closed_loop) {
-    if (o.max_requests > 0 && static_cast<std::int64_t>(setup.trace.requests.size()) > o.max_requests) {
+    if (o.max_requests > 0 &&
+        static_cast<std::int64_t>(setup.trace.requests.size()) > o.max_requests) {
       const auto dropped = static_cast<std::int64_t>(setup.trace.requests.size()) - o.max_requests;
       setup.trace.requests.resize(static_cast<std::size_t>(o.max_requests));
       setup.trace.report.rows_dropped += dropped;
@@ -184,9 +198,10 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
   const auto wall_start = std::chrono::steady_clock::now();
   const RunOptions& o = setup.options;
   const TimeModel time_model(setup.profile);
-  const SpsTable sps(setup.profile.sps,
-                     std::max<std::int64_t>(setup.engine.max_batch_tokens,
-                                            setup.engine.max_running * (setup.engine.drafter.gamma + 1)));
+  const SpsTable sps(
+      setup.profile.sps,
+      std::max<std::int64_t>(setup.engine.max_batch_tokens,
+                             setup.engine.max_running * (setup.engine.drafter.gamma + 1)));
   auto policy = make_policy(setup.policy_spec, PolicyContext{setup.engine.drafter.gamma});
   auto acceptance = make_acceptance_model(setup.acceptance_spec, setup.engine.drafter, o.seed);
   MetricsCollector metrics(requests_csv);
@@ -221,7 +236,8 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
   s["output_tokens"] = c.output_tokens;
   s["sim_duration_s"] = duration_s;
   s["throughput_tok_s"] = per(static_cast<double>(c.output_tokens), duration_s);
-  s["throughput_tok_s_per_gpu"] = per(static_cast<double>(c.output_tokens), duration_s) / setup.gpus;
+  s["throughput_tok_s_per_gpu"] =
+      per(static_cast<double>(c.output_tokens), duration_s) / setup.gpus;
   s["gpus"] = setup.gpus;
   s["request_throughput_req_s"] = per(static_cast<double>(c.requests_completed), duration_s);
   s["ttft_ms"] = to_json(metrics.ttft_ms());
@@ -233,7 +249,8 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
   s["itl_token_ms"] = to_json(metrics.itl_token_ms());
   s["itl_percentile_relative_error"] = metrics.itl_relative_error();
   s["tpot_excluded_single_token_requests"] = c.single_token_requests;
-  s["tau_mean"] = per(static_cast<double>(c.decode_committed), static_cast<double>(c.request_steps));
+  s["tau_mean"] =
+      per(static_cast<double>(c.decode_committed), static_cast<double>(c.request_steps));
   s["verify_tokens_per_request_step_mean"] =
       per(static_cast<double>(c.verify_tokens), static_cast<double>(c.request_steps));
   s["rejected_draft_frac"] = per(static_cast<double>(c.drafts_verified - c.drafts_accepted),
@@ -252,7 +269,8 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
 
   nlohmann::ordered_json& cfg = out.config;
   cfg["sparksim_version"] = SPARKSIM_VERSION;
-  cfg["workload"] = setup.closed_loop ? "closed-loop" : (o.trace_path.empty() ? "synthetic" : "trace");
+  cfg["workload"] =
+      setup.closed_loop ? "closed-loop" : (o.trace_path.empty() ? "synthetic" : "trace");
   cfg["trace"] = o.trace_path;
   cfg["trace_format"] = setup.trace.report.format;
   cfg["domain_override"] = o.domain;
@@ -289,7 +307,8 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
         .integer(b.steps)
         .integer(b.request_steps)
         .fixed(per(static_cast<double>(b.verify_tokens), static_cast<double>(b.request_steps)), 6)
-        .fixed(per(static_cast<double>(b.decode_committed), static_cast<double>(b.request_steps)), 6)
+        .fixed(per(static_cast<double>(b.decode_committed), static_cast<double>(b.request_steps)),
+               6)
         .integer(b.output_tokens)
         .integer(b.output_tokens)
         .integer(b.completed)

@@ -43,7 +43,7 @@ struct RunOptions {
 
   std::int64_t max_running = 256;
   std::int64_t max_batch_tokens = 8192;
-  std::string prefill = "chunked";  // chunked | separate
+  std::string prefill = "chunked";      // chunked | separate
   std::int64_t kv_capacity_tokens = 0;  // 0 = from the profile
 
   std::string out_dir;

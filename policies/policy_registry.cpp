@@ -26,7 +26,9 @@ const std::array<PolicyRow, 1> kPolicies = {{
 
 }  // namespace
 
-std::span<const PolicyRow> policy_registry() { return kPolicies; }
+std::span<const PolicyRow> policy_registry() {
+  return kPolicies;
+}
 
 const PolicyRow& find_policy(const NamedSpec& spec) {
   for (const auto& row : kPolicies) {

@@ -13,8 +13,8 @@
 namespace sparksim {
 
 struct BatchView {
-  int gamma = 1;               // draft tokens proposed per request this step
-  std::int64_t requests = 0;   // R
+  int gamma = 1;                                 // draft tokens proposed per request this step
+  std::int64_t requests = 0;                     // R
   std::span<const std::uint64_t> request_ids;    // R entries, ascending admission order
   std::span<const float> confidences;            // R × γ row-major: c[r][k-1] for position k
   std::span<const std::int64_t> context_tokens;  // R entries: tokens already in each KV cache

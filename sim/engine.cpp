@@ -104,8 +104,8 @@ void Engine::plan_decode(StepPlan& plan) {
     Request& r = slots_[slot];
     if (r.phase != RequestPhase::kDecode || r.in_flight) continue;
     plan.decode_slots.push_back(slot);
-    draft_slots_.push_back(DraftSlot{r.id, r.spec.domain, r.decode_steps, r.generated,
-                                     &r.acceptance_state});
+    draft_slots_.push_back(
+        DraftSlot{r.id, r.spec.domain, r.decode_steps, r.generated, &r.acceptance_state});
     ids_.push_back(r.id);
     contexts_.push_back(r.context_tokens());
   }
@@ -134,8 +134,8 @@ void Engine::plan_decode(StepPlan& plan) {
     const int ell = lengths_[i];
     if (ell < 0 || ell > gamma) {
       throw std::logic_error("policy returned length " + std::to_string(ell) + " for request " +
-                             std::to_string(ids_[i]) + "; must be in [0, " +
-                             std::to_string(gamma) + "]");
+                             std::to_string(ids_[i]) + "; must be in [0, " + std::to_string(gamma) +
+                             "]");
     }
     const Request& r = slots_[plan.decode_slots[i]];
     const std::int64_t accepted = std::min(ell, hidden_accepted_[i]);

@@ -67,7 +67,8 @@ class Engine {
   std::int64_t waiting_count() const { return static_cast<std::int64_t>(waiting_.size()); }
   std::int64_t kv_reserved() const { return kv_reserved_; }
   std::int64_t kv_capacity() const { return config_.kv_capacity_tokens; }
-  // Outstanding work in tokens (prompts still to prefill + outputs still to generate): routers use it.
+  // Outstanding work in tokens (prompts still to prefill + outputs still to generate): routers use
+  // it.
   std::int64_t outstanding_tokens() const { return outstanding_tokens_; }
   const EngineConfig& config() const { return config_; }
 
@@ -76,10 +77,10 @@ class Engine {
   struct StepPlan {
     bool active = false;
     SimTime start = 0, end = 0;
-    std::vector<std::uint32_t> decode_slots;   // slots verifying this step
-    std::vector<std::int64_t> commits;         // per decode slot: tokens committed
-    std::vector<std::int64_t> accepted_drafts; // per decode slot: min(ℓ, accepted)
-    std::vector<std::int64_t> verified_drafts; // per decode slot: ℓ
+    std::vector<std::uint32_t> decode_slots;    // slots verifying this step
+    std::vector<std::int64_t> commits;          // per decode slot: tokens committed
+    std::vector<std::int64_t> accepted_drafts;  // per decode slot: min(ℓ, accepted)
+    std::vector<std::int64_t> verified_drafts;  // per decode slot: ℓ
     std::vector<std::pair<std::uint32_t, std::int64_t>> prefill_chunks;  // slot, tokens
     StepRecord record;
   };

@@ -73,7 +73,8 @@ void MetricsCollector::on_request_done(const Request& r) {
   queue_ms_.push_back(queue_ms);
   double tpot_ms = 0, tok_s = 0;
   if (r.spec.output_tokens > 1) {
-    tpot_ms = sim_time_to_ms(r.done - r.first_token) / static_cast<double>(r.spec.output_tokens - 1);
+    tpot_ms =
+        sim_time_to_ms(r.done - r.first_token) / static_cast<double>(r.spec.output_tokens - 1);
     tpot_ms_.push_back(tpot_ms);
     // A TPOT of 0 happens when all tokens arrive with the first (prefill + nothing left):
     // impossible here since decode steps take positive time, but guard the division anyway.

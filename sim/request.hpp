@@ -23,11 +23,11 @@ struct Request {
   SimTime last_token = -1;      // end of the latest step that committed tokens
   SimTime done = -1;
 
-  std::int64_t generated = 0;       // output tokens committed
-  std::int64_t prefill_needed = 0;  // tokens to (re)compute before decoding: prompt + generated
-  std::int64_t prefilled = 0;       // of prefill_needed, done so far
-  std::int64_t kv_reserved = 0;     // tokens this request holds in the KV budget
-  std::int64_t decode_steps = 0;    // steps in which it verified (request-steps)
+  std::int64_t generated = 0;         // output tokens committed
+  std::int64_t prefill_needed = 0;    // tokens to (re)compute before decoding: prompt + generated
+  std::int64_t prefilled = 0;         // of prefill_needed, done so far
+  std::int64_t kv_reserved = 0;       // tokens this request holds in the KV budget
+  std::int64_t decode_steps = 0;      // steps in which it verified (request-steps)
   std::int64_t decode_committed = 0;  // tokens committed by verification steps
   std::int64_t drafts_verified = 0;
   std::int64_t drafts_accepted = 0;

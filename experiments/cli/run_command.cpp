@@ -29,9 +29,10 @@ void print_summary(const nlohmann::ordered_json& s) {
               num("request_throughput_req_s"));
   std::printf("per user (p50)    %.1f tok/s, TPOT %.2f ms, TTFT %.1f ms, E2E %.2f s\n",
               p50("tok_s_per_user"), p50("tpot_ms"), p50("ttft_ms"), p50("e2e_s"));
-  std::printf("speculation       tau %.3f, verify budget %.3f tok/req-step, %.1f%% drafts rejected\n",
-              num("tau_mean"), num("verify_tokens_per_request_step_mean"),
-              100.0 * num("rejected_draft_frac"));
+  std::printf(
+      "speculation       tau %.3f, verify budget %.3f tok/req-step, %.1f%% drafts rejected\n",
+      num("tau_mean"), num("verify_tokens_per_request_step_mean"),
+      100.0 * num("rejected_draft_frac"));
   std::printf("preemptions       %lld (KV peak %lld of %lld tokens)\n",
               static_cast<long long>(num("preemptions")),
               static_cast<long long>(num("kv_peak_reserved_tokens")),
@@ -60,7 +61,8 @@ void add_run_command(CLI::App& app) {
   run->add_option("--think-time-s", o.think_time_s, "closed loop: mean exponential think time");
   run->add_option("--rate-scale", o.rate_scale, "divide inter-arrival times by X");
   run->add_option("--max-requests", o.max_requests, "keep only the first N trace rows");
-  run->add_option("--profile", o.profile_path, "profile JSON (profiles/analytic/h100/qwen3-8b.json)");
+  run->add_option("--profile", o.profile_path,
+                  "profile JSON (profiles/analytic/h100/qwen3-8b.json)");
   run->add_option("--drafter", o.drafter, "mtp1 | eagle3-G | dflash-G | dspark-G")
       ->capture_default_str();
   run->add_option("--policy", o.policy, "verification policy spec ('--policy help' lists them)")

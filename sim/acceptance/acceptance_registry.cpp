@@ -27,17 +27,23 @@ const std::array<AcceptanceRow, 1> kModels = {{
 
 }  // namespace
 
-std::span<const AcceptanceRow> acceptance_registry() { return kModels; }
+std::span<const AcceptanceRow> acceptance_registry() {
+  return kModels;
+}
 
-std::unique_ptr<AcceptanceModel> make_acceptance_model(const NamedSpec& spec,
-                                                       const DrafterSpec& drafter,
-                                                       std::uint64_t seed) {
+const AcceptanceRow& find_acceptance_model(const NamedSpec& spec) {
   for (const auto& row : kModels) {
-    if (row.name == spec.name()) return row.make(spec, drafter, seed);
+    if (row.name == spec.name()) return row;
   }
   std::string valid;
   for (const auto& row : kModels) valid += (valid.empty() ? "" : ", ") + std::string(row.name);
   throw InputError("--acceptance: unknown acceptance model '" + spec.name() + "'; valid: " + valid);
+}
+
+std::unique_ptr<AcceptanceModel> make_acceptance_model(const NamedSpec& spec,
+                                                       const DrafterSpec& drafter,
+                                                       std::uint64_t seed) {
+  return find_acceptance_model(spec).make(spec, drafter, seed);
 }
 
 std::string describe_acceptance_models() {

@@ -17,10 +17,13 @@ namespace sparksim {
 struct AcceptanceRow {
   std::string_view name;
   std::string_view description;
-  std::unique_ptr<AcceptanceModel> (*make)(const NamedSpec&, const DrafterSpec&, std::uint64_t seed);
+  std::unique_ptr<AcceptanceModel> (*make)(const NamedSpec&, const DrafterSpec&,
+                                           std::uint64_t seed);
 };
 
 std::span<const AcceptanceRow> acceptance_registry();
+// The row for spec.name(); throws InputError listing the valid names if there is none.
+const AcceptanceRow& find_acceptance_model(const NamedSpec& spec);
 std::unique_ptr<AcceptanceModel> make_acceptance_model(const NamedSpec& spec,
                                                        const DrafterSpec& drafter,
                                                        std::uint64_t seed);

@@ -47,12 +47,19 @@ PositionBernoulliModel::PositionBernoulliModel(const DrafterSpec& drafter, std::
   const FamilyCurves* curves = nullptr;
   switch (drafter.family) {
     case DrafterFamily::kMtp1:
-      for (auto& p : p_) p.assign(static_cast<std::size_t>(drafter.gamma), kMtp1SecondTokenAcceptance);
+      for (auto& p : p_)
+        p.assign(static_cast<std::size_t>(drafter.gamma), kMtp1SecondTokenAcceptance);
       finish_curves();
       return;
-    case DrafterFamily::kEagle3: curves = &kEagle3; break;
-    case DrafterFamily::kDflash: curves = &kDflash; break;
-    case DrafterFamily::kDspark: curves = &kDspark; break;
+    case DrafterFamily::kEagle3:
+      curves = &kEagle3;
+      break;
+    case DrafterFamily::kDflash:
+      curves = &kDflash;
+      break;
+    case DrafterFamily::kDspark:
+      curves = &kDspark;
+      break;
   }
   p_[static_cast<int>(Domain::kMath)] = extend(curves->math, drafter.gamma);
   p_[static_cast<int>(Domain::kCode)] = extend(curves->code, drafter.gamma);

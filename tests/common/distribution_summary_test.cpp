@@ -1,9 +1,10 @@
 // Percentiles (numpy's linear interpolation) and the log histogram's stated error bound.
-#include <catch2/catch.hpp>
+#include "common/distribution_summary.hpp"
+
 #include <cmath>
 #include <random>
 
-#include "common/distribution_summary.hpp"
+#include <catch2/catch.hpp>
 
 using namespace sparksim;
 

@@ -1,16 +1,18 @@
 // Staged output: nothing appears at the final path until commit; a failure leaves nothing.
-#include <catch2/catch.hpp>
+#include "common/staged_directory.hpp"
+
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
-#include "common/staged_directory.hpp"
+#include <catch2/catch.hpp>
+#include <unistd.h>
 
 using namespace sparksim;
 namespace fs = std::filesystem;
 
 TEST_CASE("output appears only on commit and replaces an old directory") {
-  const fs::path root = fs::temp_directory_path() / ("sparksim_staged_" + std::to_string(::getpid()));
+  const fs::path root =
+      fs::temp_directory_path() / ("sparksim_staged_" + std::to_string(::getpid()));
   fs::remove_all(root);
   const fs::path final_dir = root / "out";
   fs::create_directories(final_dir);

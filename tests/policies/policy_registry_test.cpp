@@ -1,11 +1,12 @@
 // Registry conformance: every listed policy is exercised here the moment it is added.
 // Random batches (seeded): each policy must return lengths in [0, γ] for every request, be
 // deterministic, and respect "no confidence, no verification" bounds where it claims to.
-#include <catch2/catch.hpp>
+#include "policies/policy_registry.hpp"
+
 #include <random>
 #include <set>
 
-#include "policies/policy_registry.hpp"
+#include <catch2/catch.hpp>
 
 using namespace sparksim;
 
@@ -27,7 +28,8 @@ TEST_CASE("every policy returns lengths in [0, gamma] on random batches") {
   const SpsTable sps(sps_values);
   for (const auto& row : policy_registry()) {
     for (int gamma : {1, 5, 7}) {
-      auto policy = row.make(NamedSpec::parse(std::string(row.name), "--policy"), PolicyContext{gamma});
+      auto policy =
+          row.make(NamedSpec::parse(std::string(row.name), "--policy"), PolicyContext{gamma});
       for (int trial = 0; trial < 50; ++trial) {
         const int requests = 1 + static_cast<int>(rng() % 300);
         std::vector<float> conf(static_cast<std::size_t>(requests * gamma));
@@ -49,7 +51,8 @@ TEST_CASE("every policy returns lengths in [0, gamma] on random batches") {
           REQUIRE(lengths[r] >= 0);
           REQUIRE(lengths[r] <= gamma);
         }
-        auto fresh = row.make(NamedSpec::parse(std::string(row.name), "--policy"), PolicyContext{gamma});
+        auto fresh =
+            row.make(NamedSpec::parse(std::string(row.name), "--policy"), PolicyContext{gamma});
         fresh->schedule(view, sps, again);
         if (trial == 0) CHECK(lengths == again);  // a fresh instance decides the same on step 1
       }

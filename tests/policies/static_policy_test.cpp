@@ -1,10 +1,11 @@
 // Static policy and policy-spec parsing.
+#include "policies/static_policy.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "common/input_error.hpp"
 #include "common/named_spec.hpp"
 #include "policies/policy_registry.hpp"
-#include "policies/static_policy.hpp"
 
 using namespace sparksim;
 
@@ -27,7 +28,8 @@ TEST_CASE("static:k defaults to 1 and rejects k above the block size") {
   std::vector<float> conf(1, 0.9f);
   std::vector<std::uint64_t> ids = {0};
   std::vector<std::int64_t> ctx = {5};
-  policy->schedule(BatchView{1, 1, ids, conf, ctx, {}}, SpsTable(std::vector<double>{1.0}), lengths);
+  policy->schedule(BatchView{1, 1, ids, conf, ctx, {}}, SpsTable(std::vector<double>{1.0}),
+                   lengths);
   CHECK(lengths[0] == 1);
   try {
     make_policy(NamedSpec::parse("static:k=2", "--policy"), PolicyContext{1});
@@ -40,8 +42,7 @@ TEST_CASE("static:k defaults to 1 and rejects k above the block size") {
 TEST_CASE("spec parsing: malformed parameters, duplicates, unknown keys, unknown names") {
   CHECK_THROWS_WITH(NamedSpec::parse(":k=1", "--policy"), Catch::Contains("has no name"));
   CHECK_THROWS_WITH(NamedSpec::parse("static:k", "--policy"), Catch::Contains("key=value"));
-  CHECK_THROWS_WITH(NamedSpec::parse("static:k=1,k=2", "--policy"),
-                    Catch::Contains("given twice"));
+  CHECK_THROWS_WITH(NamedSpec::parse("static:k=1,k=2", "--policy"), Catch::Contains("given twice"));
   CHECK_THROWS_WITH(make_policy(NamedSpec::parse("static:kk=1", "--policy"), PolicyContext{7}),
                     Catch::Contains("unknown parameter 'kk'") && Catch::Contains("valid: k"));
   CHECK_THROWS_WITH(make_policy(NamedSpec::parse("static:k=x", "--policy"), PolicyContext{7}),

@@ -1,11 +1,13 @@
 // Engine tests: a hand-computed two-request scenario, KV limits and preemption, conservation and
 // determinism on random workloads, and the separate prefill stage.
-#include <catch2/catch.hpp>
+#include "sim/engine.hpp"
+
 #include <sstream>
+
+#include <catch2/catch.hpp>
 
 #include "policies/static_policy.hpp"
 #include "sim/acceptance/position_bernoulli_model.hpp"
-#include "sim/engine.hpp"
 #include "sim/simulation.hpp"
 #include "test_profiles.hpp"
 #include "traces/synthetic.hpp"
@@ -34,10 +36,10 @@ struct Rig {
         acceptance(p_accept, config.drafter.gamma, seed),
         policy(k),
         metrics(&csv),
-        engine(config, time_model, sps, acceptance, policy, metrics) {
-  }
+        engine(config, time_model, sps, acceptance, policy, metrics) {}
   SimulationStats run(Workload& workload) {
-    return run_simulation(engine, workload, [this](const Request& r, SimTime) { done.push_back(r); });
+    return run_simulation(engine, workload,
+                          [this](const Request& r, SimTime) { done.push_back(r); });
   }
 };
 
@@ -128,9 +130,8 @@ TEST_CASE("requests that do not fit wait in FIFO order and run once KV frees") {
   // fit and the third waits until one completes.
   auto config = config_with(1, 300);
   Rig rig(config, 1'000.0, 1.0, 1);
-  std::vector<RequestSpec> trace = {{0, 100, 4, Domain::kChat},
-                                    {0, 100, 4, Domain::kChat},
-                                    {0, 100, 4, Domain::kChat}};
+  std::vector<RequestSpec> trace = {
+      {0, 100, 4, Domain::kChat}, {0, 100, 4, Domain::kChat}, {0, 100, 4, Domain::kChat}};
   OpenLoopWorkload workload(trace);
   rig.run(workload);
   REQUIRE(rig.done.size() == 3);
@@ -196,7 +197,8 @@ RandomRun random_run(std::uint64_t seed, std::int64_t kv_capacity, PrefillMode m
   out.trace_size = static_cast<std::int64_t>(trace.requests.size());
   CHECK(stats.requests_submitted == out.trace_size);
   for (const auto& r : trace.requests) {
-    if (r.prompt_tokens + r.output_tokens + 8 <= kv_capacity) out.expected_tokens += r.output_tokens;
+    if (r.prompt_tokens + r.output_tokens + 8 <= kv_capacity)
+      out.expected_tokens += r.output_tokens;
   }
   out.counters = metrics.counters();
   out.csv = csv.str();

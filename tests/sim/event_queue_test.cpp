@@ -1,7 +1,7 @@
 // Event order: (time, kind priority, insertion sequence), and no scheduling into the past.
-#include <catch2/catch.hpp>
-
 #include "sim/event_queue.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace sparksim;
 

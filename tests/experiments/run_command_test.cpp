@@ -1,0 +1,177 @@
+// `sparksim run` end to end: the golden two-request scenario, determinism, closed loop, and the
+// bad-input contract (exit 2, `path:line: what`, no output directory left behind).
+#include <catch2/catch.hpp>
+
+#include "cli_harness.hpp"
+#include "experiments/run_experiment.hpp"
+
+using namespace sparksim;
+using namespace sparksim::testing;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kGolden = "tests/experiments/golden/two_requests/";
+const std::string kGoldenArgs = "run --trace " + kGolden + "trace.csv --profile " + kGolden +
+                                "profile.json --drafter mtp1 --policy static:k=1 "
+                                "--acceptance bernoulli:p=1 --seed 1 --out ";
+}  // namespace
+
+TEST_CASE("golden: two requests with constant 10 ms steps (hand-computed, see golden/README)") {
+  const auto dir = scratch_dir("golden");
+  const auto result = run_cli(kGoldenArgs + (dir / "out").string(), dir);
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto s = read_json(dir / "out" / "summary.json");
+  CHECK(s["requests_total"] == 2);
+  CHECK(s["requests_completed"] == 2);
+  CHECK(s["output_tokens"] == 8);
+  CHECK(s["sim_duration_s"].get<double>() == Approx(0.03));
+  CHECK(s["throughput_tok_s"].get<double>() == Approx(8 / 0.03));
+  CHECK(s["ttft_ms"]["mean"].get<double>() == Approx(12.5));
+  CHECK(s["ttft_ms"]["p10"].get<double>() == Approx(10.5));
+  CHECK(s["tpot_ms"]["p50"].get<double>() == Approx(5.0));
+  CHECK(s["e2e_s"]["p90"].get<double>() == Approx(0.0295));
+  CHECK(s["tok_s_per_user"]["mean"].get<double>() == Approx(200.0));
+  CHECK(s["tau_mean"].get<double>() == Approx(2.0));
+  CHECK(s["verify_tokens_per_request_step_mean"].get<double>() == Approx(2.0));
+  CHECK(s["rejected_draft_frac"].get<double>() == 0.0);
+  CHECK(s["steps"] == 3);
+  CHECK(s["request_steps"] == 3);
+  CHECK(s["profile_source"] == "analytic");
+  CHECK(s["load_report"]["rows_read"] == 2);
+  const std::string requests = read_file(dir / "out" / "requests.csv");
+  CHECK(requests.find("\n0,chat,0.000000000,100,5,0.000000000,0.010000000,0.030000000,0.000000,"
+                      "10.000000,5.000000,0.030000000,200.000000,2,2.000000,2,2,0,100\n") !=
+        std::string::npos);
+  CHECK(fs::exists(dir / "out" / "config.json"));
+  CHECK(fs::exists(dir / "out" / "timeseries.csv"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("same seed gives byte-identical outputs (wall-clock fields aside)") {
+  const auto dir = scratch_dir("determinism");
+  const std::string args =
+      "run --trace traces/azure_code_2023.csv --max-requests 1500 "
+      "--profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --policy static:k=4 "
+      "--quiet --out ";
+  for (const char* name : {"a", "b", "c"}) {
+    const std::string seed_args = std::string(name) == "c" ? " --seed 12" : " --seed 11";
+    const auto result = run_cli(args + (dir / name).string() + seed_args, dir);
+    INFO(result.output);
+    REQUIRE(result.exit_code == 0);
+  }
+  auto strip = [](nlohmann::json s) {
+    for (const char* key : kWallClockKeys) s.erase(key);
+    return s.dump();
+  };
+  const auto a = read_json(dir / "a" / "summary.json");
+  CHECK(strip(a) == strip(read_json(dir / "b" / "summary.json")));
+  CHECK(strip(a) != strip(read_json(dir / "c" / "summary.json")));
+  for (const char* file : {"requests.csv", "timeseries.csv", "config.json"}) {
+    INFO(file);
+    CHECK(read_file(dir / "a" / file) == read_file(dir / "b" / file));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("closed-loop users keep at most N requests in flight and stop after duration_s") {
+  const auto dir = scratch_dir("closed");
+  const auto result = run_cli(
+      "run --closed-loop-users 8 --synthetic "
+      "rate=1,prompt=fixed:200,output=fixed:50,domain=code,duration_s=20 "
+      "--profile profiles/analytic/h100/qwen3-4b.json --drafter dspark-7 --policy static:k=7 "
+      "--quiet --out " +
+          (dir / "out").string(),
+      dir);
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto s = read_json(dir / "out" / "summary.json");
+  CHECK(s["requests_completed"] == s["requests_total"]);
+  CHECK(s["requests_total"].get<int>() > 8);
+  CHECK(s["output_tokens"].get<int>() == 50 * s["requests_total"].get<int>());
+  const std::string series = read_file(dir / "out" / "timeseries.csv");
+  std::istringstream lines(series);
+  std::string line;
+  std::getline(lines, line);  // header
+  while (std::getline(lines, line)) {
+    const double running = std::stod(line.substr(line.find(',') + 1));
+    CHECK(running <= 8.0 + 1e-9);
+  }
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// Writes `content` to scratch/name and returns the path.
+std::string write_input(const fs::path& dir, const std::string& name, const std::string& content) {
+  std::ofstream(dir / name, std::ios::binary) << content;
+  return (dir / name).string();
+}
+
+void expect_input_error(const std::string& args, const fs::path& dir, const std::string& message) {
+  const auto out = dir / "out";
+  const auto result = run_cli(args + " --out " + out.string(), dir);
+  INFO(args << "\n" << result.output);
+  CHECK(result.exit_code == 2);
+  CHECK_THAT(result.output, Catch::Contains(message));
+  CHECK_FALSE(fs::exists(out));
+  // No staging directory left behind either.
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    CHECK(entry.path().filename().string().find("partial") == std::string::npos);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("bad input stops before simulating: exit 2, path:line, nothing written") {
+  const auto dir = scratch_dir("bad_input");
+  const std::string profile = " --profile profiles/analytic/h100/qwen3-8b.json";
+  const std::string good =
+      write_input(dir, "good.csv", "arrival_s,prompt_tokens,output_tokens,domain\n0,10,5,chat\n");
+
+  expect_input_error("run --trace " + (dir / "missing.csv").string() + profile, dir,
+                     (dir / "missing.csv").string() + ": ");
+  const auto header = write_input(dir, "header.csv", "when,prompt,output\n0,10,5\n");
+  expect_input_error("run --trace " + header + profile, dir, header + ":1: ");
+  const auto negative =
+      write_input(dir, "negative.csv",
+                  "arrival_s,prompt_tokens,output_tokens,domain\n0,10,5,chat\n1,-3,5,chat\n");
+  expect_input_error("run --trace " + negative + profile, dir, negative + ":3: ");
+  const auto text =
+      write_input(dir, "text.csv", "arrival_s,prompt_tokens,output_tokens,domain\n0,ten,5,chat\n");
+  expect_input_error("run --trace " + text + profile, dir, text + ":2: ");
+  const auto nan =
+      write_input(dir, "nan.csv", "arrival_s,prompt_tokens,output_tokens,domain\nnan,10,5,chat\n");
+  expect_input_error("run --trace " + nan + profile, dir, nan + ":2: ");
+  expect_input_error("run --trace " + good + profile + " --drafter medusa-3", dir,
+                     "unknown drafter 'medusa-3'; valid: mtp1, eagle3-G");
+  expect_input_error("run --trace " + good + profile + " --policy fastest", dir,
+                     "unknown policy 'fastest'; valid: static");
+  expect_input_error("run --trace " + good + profile + " --acceptance magic", dir,
+                     "unknown acceptance model 'magic'; valid: bernoulli");
+  expect_input_error("run --trace " + good + profile + " --domain poetry", dir,
+                     "unknown domain 'poetry'; valid: math, code, chat");
+
+  // A profile without provenance.
+  auto stripped = read_json(fs::path(SPARKSIM_SOURCE_DIR) / "profiles/analytic/h100/qwen3-8b.json");
+  stripped.erase("provenance");
+  const auto no_provenance = write_input(dir, "no_provenance.json", stripped.dump(2));
+  expect_input_error("run --trace " + good + " --profile " + no_provenance, dir,
+                     no_provenance + ":");
+  // Several problems are reported together.
+  const auto both = run_cli(
+      "run --trace " + header + profile + " --drafter x --policy y --out " + (dir / "out").string(),
+      dir);
+  CHECK(both.exit_code == 2);
+  CHECK_THAT(both.output, Catch::Contains("unknown drafter") && Catch::Contains(header + ":1: ") &&
+                              Catch::Contains("unknown policy"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("policy help lists every registered policy with its safety flag") {
+  const auto dir = scratch_dir("help");
+  const auto result = run_cli("policies", dir);
+  CHECK(result.exit_code == 0);
+  CHECK_THAT(result.output, Catch::Contains("static") && Catch::Contains("[lossless]"));
+  fs::remove_all(dir);
+}
