@@ -10,7 +10,12 @@ namespace sparksim {
 StagedDirectory::StagedDirectory(const std::filesystem::path& final_path) : final_(final_path) {
   const auto parent = final_.has_parent_path() ? final_.parent_path() : std::filesystem::path(".");
   std::filesystem::create_directories(parent);
-  staging_ = parent / ("." + final_.filename().string() + ".partial-" + std::to_string(::getpid()));
+  // Built by appends: `"literal" + std::string` trips GCC 12's false -Wrestrict (bug 105329).
+  std::string name = ".";
+  name += final_.filename().string();
+  name += ".partial-";
+  name += std::to_string(::getpid());
+  staging_ = parent / name;
   std::filesystem::remove_all(staging_);
   std::filesystem::create_directory(staging_);
 }
