@@ -10,16 +10,13 @@
 #include "common/csv_row.hpp"
 #include "common/input_error.hpp"
 #include "common/staged_directory.hpp"
+#include "common/version.hpp"
 #include "policies/policy_registry.hpp"
 #include "profiles/profile_io.hpp"
 #include "profiles/time_model.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
 #include "sim/metrics.hpp"
 #include "traces/trace_loader.hpp"
-
-#ifndef SPARKSIM_VERSION
-#define SPARKSIM_VERSION "0.1.0"
-#endif
 
 namespace sparksim {
 
@@ -223,7 +220,7 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
   const auto per = [](double num, double den) { return den > 0 ? num / den : 0.0; };
 
   nlohmann::ordered_json& s = out.summary;
-  s["sparksim_version"] = SPARKSIM_VERSION;
+  s["sparksim_version"] = sparksim_version();
   s["profile_source"] = setup.profile.provenance.source;
   s["profile_label"] = profile_label(setup.profile);
   s["drafter"] = setup.engine.drafter.name;
@@ -268,7 +265,8 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
   s["load_report"] = load_report_json(setup.trace.report);
 
   nlohmann::ordered_json& cfg = out.config;
-  cfg["sparksim_version"] = SPARKSIM_VERSION;
+  cfg["sparksim_version"] = sparksim_version();
+  cfg["sparksim_git_sha"] = sparksim_git_sha();
   cfg["workload"] =
       setup.closed_loop ? "closed-loop" : (o.trace_path.empty() ? "synthetic" : "trace");
   cfg["trace"] = o.trace_path;

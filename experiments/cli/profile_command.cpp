@@ -9,6 +9,7 @@
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
+#include "common/version.hpp"
 #include "experiments/cli/commands.hpp"
 #include "profiles/analytic_profile.hpp"
 #include "profiles/profile_io.hpp"
@@ -23,8 +24,8 @@ struct ProfileAnalyticOptions {
   std::string gpu;
   std::string target;
   std::string out_path;
-  std::string date;  // empty: today (UTC)
-  std::string git_sha = "unknown";
+  std::string date;                          // empty: today (UTC)
+  std::string git_sha = sparksim_git_sha();  // the revision this binary was built from
 };
 
 std::string today_utc() {
