@@ -43,7 +43,7 @@ TEST_CASE("log histogram percentiles stay within the stated relative error") {
   CHECK(s.mean == Approx(sum / values.size()).epsilon(1e-12));
 }
 
-TEST_CASE("log histogram weights count each sample that many times; zeros are kept") {
+TEST_CASE("log histogram weights count each sample that many times, zeros are kept") {
   LogHistogram h;
   h.add(0.0, 3);
   h.add(100.0, 1);

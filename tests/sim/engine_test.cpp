@@ -222,7 +222,7 @@ TEST_CASE("conservation under KV pressure: tokens, completions, capacity, preemp
   }
 }
 
-TEST_CASE("same seed, same per-request output; another seed differs") {
+TEST_CASE("same seed gives the same per-request output, another seed differs") {
   const RandomRun a = random_run(3, 200'000, PrefillMode::kChunked, 8192);
   const RandomRun b = random_run(3, 200'000, PrefillMode::kChunked, 8192);
   const RandomRun c = random_run(4, 200'000, PrefillMode::kChunked, 8192);
