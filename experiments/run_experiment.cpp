@@ -122,6 +122,8 @@ RunSetup prepare_run(const RunOptions& o) {
   }
   if (o.profile_path.empty()) problems.add("--profile PATH is required");
 
+  if (!o.profile_path.empty())
+    problems.check([&] { setup.profile = load_profile(o.profile_path); });
   std::optional<DrafterSpec> drafter;
   problems.check([&] { drafter = parse_drafter(o.drafter); });
   problems.check([&] { setup.policy_spec = NamedSpec::parse(o.policy, "--policy"); });
@@ -129,7 +131,10 @@ RunSetup prepare_run(const RunOptions& o) {
   if (drafter) {
     // Build once here so bad parameters are reported now; execute_run builds fresh instances.
     problems.check([&] { make_policy(setup.policy_spec, PolicyContext{drafter->gamma}); });
-    problems.check([&] { make_acceptance_model(setup.acceptance_spec, *drafter, o.seed); });
+    problems.check([&] {
+      make_acceptance_model(setup.acceptance_spec,
+                            AcceptanceContext{*drafter, setup.profile.target, o.seed});
+    });
   } else {
     // Parameters depend on γ, but unknown names can still be reported now.
     problems.check([&] { find_policy(setup.policy_spec); });
@@ -200,7 +205,8 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
       std::max<std::int64_t>(setup.engine.max_batch_tokens,
                              setup.engine.max_running * (setup.engine.drafter.gamma + 1)));
   auto policy = make_policy(setup.policy_spec, PolicyContext{setup.engine.drafter.gamma});
-  auto acceptance = make_acceptance_model(setup.acceptance_spec, setup.engine.drafter, o.seed);
+  auto acceptance = make_acceptance_model(
+      setup.acceptance_spec, AcceptanceContext{setup.engine.drafter, setup.profile.target, o.seed});
   MetricsCollector metrics(requests_csv);
   Engine engine(setup.engine, time_model, sps, *acceptance, *policy, metrics);
 

@@ -70,6 +70,7 @@ void Engine::preempt_until_fits() {
     ++r.preemptions;
     metrics_.on_preemption();
     policy_.on_request_left(r.id);
+    acceptance_.on_request_left(r.id);
     waiting_.push_front(slot);
   }
 }
@@ -148,6 +149,7 @@ void Engine::plan_decode(StepPlan& plan) {
     shape.verify_attention_pairs += (1 + ell) * contexts_[i];
   }
   shape.decode_requests = static_cast<std::int64_t>(count);
+  acceptance_.on_verified(draft_slots_, lengths_);
 }
 
 void Engine::plan_prefill(StepPlan& plan, std::int64_t budget) {
@@ -273,6 +275,7 @@ void Engine::complete(std::uint32_t slot, SimTime now) {
   r.kv_reserved = 0;
   running_.erase(std::find(running_.begin(), running_.end(), slot));
   policy_.on_request_left(r.id);
+  acceptance_.on_request_left(r.id);
   metrics_.on_request_done(r);
   if (on_complete_) on_complete_(r, now);
   free_slots_.push_back(slot);

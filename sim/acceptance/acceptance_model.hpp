@@ -36,6 +36,16 @@ class AcceptanceModel {
   // hidden_accepted[r] ∈ [0, γ]. Must be a pure function of (run seed, slot), not of the batch.
   virtual void draft(std::span<const DraftSlot> slots, int gamma, std::span<float> confidences,
                      std::span<int> hidden_accepted) = 0;
+
+  // After the policy decided: slot r verifies lengths[r] drafts and commits
+  // min(lengths[r], hidden_accepted[r]) + 1 tokens (fewer if the output ends). Models that produce
+  // real tokens (token-level mode) sample the committed tokens here; recorders log the decision.
+  // Same slots, in the same order, as the preceding draft() call.
+  virtual void on_verified(std::span<const DraftSlot> /*slots*/, std::span<const int> /*lengths*/) {
+  }
+
+  // The request completed or was preempted: per-request memory (if any) can go.
+  virtual void on_request_left(std::uint64_t /*request_id*/) {}
 };
 
 }  // namespace sparksim

@@ -10,12 +10,14 @@ namespace sparksim {
 
 namespace {
 
-std::unique_ptr<AcceptanceModel> make_bernoulli(const NamedSpec& spec, const DrafterSpec& drafter,
-                                                std::uint64_t seed) {
+std::unique_ptr<AcceptanceModel> make_bernoulli(const NamedSpec& spec,
+                                                const AcceptanceContext& context) {
   const double p = spec.get_double("p", -1.0, 0.0, 1.0);
   spec.reject_unknown_keys();
-  if (p >= 0.0) return std::make_unique<PositionBernoulliModel>(p, drafter.gamma, seed);
-  return std::make_unique<PositionBernoulliModel>(drafter, seed);
+  if (p >= 0.0) {
+    return std::make_unique<PositionBernoulliModel>(p, context.drafter.gamma, context.seed);
+  }
+  return std::make_unique<PositionBernoulliModel>(context.drafter, context.seed);
 }
 
 const std::array<AcceptanceRow, 1> kModels = {{
@@ -41,9 +43,8 @@ const AcceptanceRow& find_acceptance_model(const NamedSpec& spec) {
 }
 
 std::unique_ptr<AcceptanceModel> make_acceptance_model(const NamedSpec& spec,
-                                                       const DrafterSpec& drafter,
-                                                       std::uint64_t seed) {
-  return find_acceptance_model(spec).make(spec, drafter, seed);
+                                                       const AcceptanceContext& context) {
+  return find_acceptance_model(spec).make(spec, context);
 }
 
 std::string describe_acceptance_models() {

@@ -14,19 +14,25 @@
 
 namespace sparksim {
 
+// What a model is built for: acceptance depends on the target model (the profile's), the drafter
+// and the seed of the run.
+struct AcceptanceContext {
+  DrafterSpec drafter;
+  std::string target;  // e.g. "qwen3-8b" (Profile::target)
+  std::uint64_t seed = 1;
+};
+
 struct AcceptanceRow {
   std::string_view name;
   std::string_view description;
-  std::unique_ptr<AcceptanceModel> (*make)(const NamedSpec&, const DrafterSpec&,
-                                           std::uint64_t seed);
+  std::unique_ptr<AcceptanceModel> (*make)(const NamedSpec&, const AcceptanceContext&);
 };
 
 std::span<const AcceptanceRow> acceptance_registry();
 // The row for spec.name(); throws InputError listing the valid names if there is none.
 const AcceptanceRow& find_acceptance_model(const NamedSpec& spec);
 std::unique_ptr<AcceptanceModel> make_acceptance_model(const NamedSpec& spec,
-                                                       const DrafterSpec& drafter,
-                                                       std::uint64_t seed);
+                                                       const AcceptanceContext& context);
 std::string describe_acceptance_models();
 
 }  // namespace sparksim
