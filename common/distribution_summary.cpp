@@ -67,6 +67,30 @@ void LogHistogram::add(double value, std::int64_t weight) {
   buckets_[static_cast<std::size_t>(index - first_index_)] += weight;
 }
 
+void LogHistogram::merge(const LogHistogram& other) {
+  count_ += other.count_;
+  sum_ += other.sum_;
+  zero_count_ += other.zero_count_;
+  if (other.buckets_.empty()) return;
+  const std::int64_t other_last =
+      other.first_index_ + static_cast<std::int64_t>(other.buckets_.size()) - 1;
+  if (buckets_.empty()) {
+    first_index_ = other.first_index_;
+    buckets_.assign(other.buckets_.size(), 0);
+  }
+  if (other.first_index_ < first_index_) {
+    buckets_.insert(buckets_.begin(), static_cast<std::size_t>(first_index_ - other.first_index_),
+                    0);
+    first_index_ = other.first_index_;
+  }
+  if (other_last - first_index_ >= static_cast<std::int64_t>(buckets_.size())) {
+    buckets_.resize(static_cast<std::size_t>(other_last - first_index_ + 1), 0);
+  }
+  for (std::size_t i = 0; i < other.buckets_.size(); ++i) {
+    buckets_[static_cast<std::size_t>(other.first_index_ - first_index_) + i] += other.buckets_[i];
+  }
+}
+
 double LogHistogram::percentile(double q) const {
   // Nearest rank over the weighted sample.
   const auto target =

@@ -31,6 +31,8 @@ class LogHistogram {
   static constexpr double kRelativeError = 1.0 / (2 << kMantissaBits);
 
   void add(double value, std::int64_t weight = 1);
+  // Adds every sample of `other` (the histogram of the union of both samples).
+  void merge(const LogHistogram& other);
   DistributionSummary summarize() const;
   double relative_error() const { return kRelativeError; }
 

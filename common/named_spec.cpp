@@ -73,6 +73,20 @@ double NamedSpec::get_double(const std::string& key, double fallback, double min
   return value;
 }
 
+std::string NamedSpec::get_choice(const std::string& key, const std::string& fallback,
+                                  std::initializer_list<std::string_view> allowed) const {
+  known_.insert(key);
+  const auto it = params_.find(key);
+  if (it == params_.end()) return fallback;
+  std::string valid;
+  for (std::string_view word : allowed) {
+    if (word == it->second) return it->second;
+    valid += (valid.empty() ? "" : ", ") + std::string(word);
+  }
+  throw InputError(flag_ + ": '" + text_ + "': " + key + "=" + it->second + " is not one of " +
+                   valid);
+}
+
 void NamedSpec::reject_unknown_keys() const {
   for (const auto& [key, value] : params_) {
     if (known_.count(key)) continue;

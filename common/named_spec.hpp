@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 
 namespace sparksim {
 
@@ -24,6 +26,9 @@ class NamedSpec {
   std::int64_t get_int(const std::string& key, std::int64_t fallback, std::int64_t min,
                        std::int64_t max) const;
   double get_double(const std::string& key, double fallback, double min, double max) const;
+  // A word from a fixed set (`drafter=markov`): throws InputError listing `allowed` otherwise.
+  std::string get_choice(const std::string& key, const std::string& fallback,
+                         std::initializer_list<std::string_view> allowed) const;
 
   // Throws InputError if the spec holds a key no getter asked for (call after all getters).
   void reject_unknown_keys() const;

@@ -38,6 +38,12 @@ enum class StreamId : std::uint64_t {
   kAcceptance = 4,
   kTraceSpreading = 5,
   kPolicy = 6,
+  // Acceptance models (issue 3), numbered apart so other subsystems' additions cannot collide.
+  kAcceptanceDifficulty = 40,  // per-request difficulty and initial latent state
+  kAcceptanceLatent = 41,      // per-step innovations of the latent state
+  kAcceptanceSignal = 42,      // confidence-head signals and unverified positions' outcomes
+  kAcceptanceTuning = 43,      // Monte Carlo sample that maps auc=/ece= targets to parameters
+  kStsSplit = 44,              // fit / held-out split of `sparksim calibrate`
 };
 
 class RngStream {

@@ -1,7 +1,10 @@
 // Validation, execution and output of one simulation run.
 #include "experiments/run_experiment.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -14,6 +17,7 @@
 #include "policies/policy_registry.hpp"
 #include "profiles/profile_io.hpp"
 #include "profiles/time_model.hpp"
+#include "sim/acceptance/acceptance_log.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
 #include "sim/metrics.hpp"
 #include "traces/trace_loader.hpp"
@@ -117,6 +121,9 @@ RunSetup prepare_run(const RunOptions& o) {
     problems.add("--max-batch-tokens must be in [1, 100000000]");
   }
   if (o.kv_capacity_tokens < 0) problems.add("--kv-capacity-tokens must be >= 0");
+  if (o.host_overhead_us && !(*o.host_overhead_us >= 0 && *o.host_overhead_us < 1e9)) {
+    problems.add("--host-overhead-us must be a finite number >= 0 (microseconds per step)");
+  }
   if (o.prefill != "chunked" && o.prefill != "separate") {
     problems.add("--prefill: unknown mode '" + o.prefill + "'; valid: chunked, separate");
   }
@@ -127,7 +134,26 @@ RunSetup prepare_run(const RunOptions& o) {
   std::optional<DrafterSpec> drafter;
   problems.check([&] { drafter = parse_drafter(o.drafter); });
   problems.check([&] { setup.policy_spec = NamedSpec::parse(o.policy, "--policy"); });
-  problems.check([&] { setup.acceptance_spec = NamedSpec::parse(o.acceptance, "--acceptance"); });
+  // --acceptance-log PATH is short for --acceptance replay:log=PATH (replay's other keys may still
+  // come through --acceptance replay:signal=X).
+  std::string acceptance = o.acceptance;
+  if (!o.acceptance_log.empty()) {
+    if (o.acceptance_log.find(',') != std::string::npos) {
+      problems.add("--acceptance-log: the path must not contain ','");
+    } else if (o.acceptance.rfind("replay", 0) == 0) {
+      acceptance += o.acceptance == "replay" ? ":log=" : ",log=";
+      acceptance += o.acceptance_log;
+    } else if (o.acceptance != RunOptions{}.acceptance) {
+      std::string message = "--acceptance-log replays a log; it cannot be combined with ";
+      message += "--acceptance ";
+      message += o.acceptance;
+      problems.add(message);
+    } else {
+      acceptance = "replay:log=";
+      acceptance += o.acceptance_log;
+    }
+  }
+  problems.check([&] { setup.acceptance_spec = NamedSpec::parse(acceptance, "--acceptance"); });
   if (drafter) {
     // Build once here so bad parameters are reported now; execute_run builds fresh instances.
     problems.check([&] { make_policy(setup.policy_spec, PolicyContext{drafter->gamma}); });
@@ -162,6 +188,7 @@ RunSetup prepare_run(const RunOptions& o) {
     problems.check([&] { setup.synthetic = parse_synthetic_spec(o.synthetic); });
   }
   problems.throw_if_any();
+  if (o.host_overhead_us) setup.profile.host_overhead_us = *o.host_overhead_us;
 
   if (setup.synthetic && o.closed_loop_users > 0) {
     setup.closed_loop =
@@ -196,7 +223,8 @@ RunSetup prepare_run(const RunOptions& o) {
   return setup;
 }
 
-RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
+RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
+                       std::ostream* acceptance_log) {
   const auto wall_start = std::chrono::steady_clock::now();
   const RunOptions& o = setup.options;
   const TimeModel time_model(setup.profile);
@@ -207,6 +235,14 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
   auto policy = make_policy(setup.policy_spec, PolicyContext{setup.engine.drafter.gamma});
   auto acceptance = make_acceptance_model(
       setup.acceptance_spec, AcceptanceContext{setup.engine.drafter, setup.profile.target, o.seed});
+  if (acceptance_log != nullptr) {
+    const std::string& reproduced = acceptance->reproduces();
+    acceptance = std::make_unique<AcceptanceLogRecorder>(
+        std::move(acceptance), *acceptance_log,
+        AcceptanceLogHeader{setup.engine.drafter.gamma, setup.engine.drafter.name,
+                            setup.profile.target,
+                            reproduced.empty() ? setup.acceptance_spec.text() : reproduced, o.seed});
+  }
   MetricsCollector metrics(requests_csv);
   Engine engine(setup.engine, time_model, sps, *acceptance, *policy, metrics);
 
@@ -231,7 +267,10 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
   s["profile_label"] = profile_label(setup.profile);
   s["drafter"] = setup.engine.drafter.name;
   s["policy"] = setup.policy_spec.text();
-  s["acceptance"] = setup.acceptance_spec.text();
+  // A replay reports the acceptance spec recorded in its log, so it reproduces the summary.
+  s["acceptance"] = acceptance->reproduces().empty() ? setup.acceptance_spec.text()
+                                                     : acceptance->reproduces();
+  s["acceptance_notes"] = acceptance->notes();
   s["seed"] = o.seed;
   s["requests_total"] = out.stats.requests_submitted;
   s["requests_completed"] = c.requests_completed;
@@ -292,12 +331,16 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv) {
   cfg["gamma"] = setup.engine.drafter.gamma;
   cfg["policy"] = setup.policy_spec.text();
   cfg["acceptance"] = setup.acceptance_spec.text();
+  cfg["write_acceptance_log"] = o.write_acceptance_log;
   cfg["seed"] = o.seed;
   cfg["max_running"] = setup.engine.max_running;
   cfg["max_batch_tokens"] = setup.engine.max_batch_tokens;
   cfg["prefill"] = o.prefill;
   cfg["kv_capacity_tokens"] = setup.engine.kv_capacity_tokens;
   cfg["kv_capacity_from_profile"] = o.kv_capacity_tokens == 0;
+  cfg["host_overhead_us"] = setup.profile.host_overhead_us;
+  cfg["host_overhead_from_profile"] = !o.host_overhead_us.has_value();
+  cfg["policy_synchronous"] = policy->synchronous();
 
   std::string& ts = out.timeseries_csv;
   ts = "time_s,running_requests_mean,steps,request_steps,verify_tokens_per_request_step,"
@@ -325,11 +368,26 @@ nlohmann::ordered_json run_to_directory(const RunOptions& options) {
   if (options.out_dir.empty()) throw InputError("--out DIR is required");
   const RunSetup setup = prepare_run(options);  // all input errors surface before any output
   StagedDirectory dir(options.out_dir);
+  // The acceptance log goes to a temporary name next to its final path, renamed after the run.
+  const std::string& log_path = options.write_acceptance_log;
+  const std::string log_partial = log_path + ".partial-" + std::to_string(::getpid());
+  std::ofstream log;
+  if (!log_path.empty()) {
+    log.open(log_partial, std::ios::binary);
+    if (!log) throw InputError(log_path, 0, "cannot create the acceptance log");
+  }
   RunOutcome outcome;
-  {
+  try {
     std::ofstream requests(dir.file("requests.csv"), std::ios::binary);
-    outcome = execute_run(setup, &requests);
+    outcome = execute_run(setup, &requests, log_path.empty() ? nullptr : &log);
     if (!requests) throw std::runtime_error("failed writing requests.csv");
+    if (!log_path.empty()) {
+      log.close();
+      if (!log) throw std::runtime_error("failed writing " + log_path);
+    }
+  } catch (...) {
+    if (!log_path.empty()) std::filesystem::remove(log_partial);
+    throw;
   }
   const auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream f(dir.file(name), std::ios::binary);
@@ -339,6 +397,7 @@ nlohmann::ordered_json run_to_directory(const RunOptions& options) {
   write("summary.json", outcome.summary.dump(2) + "\n");
   write("config.json", outcome.config.dump(2) + "\n");
   write("timeseries.csv", outcome.timeseries_csv);
+  if (!log_path.empty()) std::filesystem::rename(log_partial, log_path);
   dir.commit();
   return outcome.summary;
 }

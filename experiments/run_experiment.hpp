@@ -38,13 +38,19 @@ struct RunOptions {
   std::string profile_path;
   std::string drafter = "dspark-7";
   std::string policy = "static:k=1";
-  std::string acceptance = "bernoulli";
+  std::string acceptance = "calibrated";
+  std::string acceptance_log;        // replay this acceptance log (short for replay:log=PATH)
+  std::string write_acceptance_log;  // record every request-step's draws to this file
   std::uint64_t seed = 1;
 
   std::int64_t max_running = 256;
   std::int64_t max_batch_tokens = 8192;
   std::string prefill = "chunked";      // chunked | separate
   std::int64_t kv_capacity_tokens = 0;  // 0 = from the profile
+  // Host scheduling overhead per step paid by synchronous policies (µs, >= 0); unset = the
+  // profile's host_overhead_us. Asynchronous policies (static, async-topk, or any `sync=off`)
+  // never pay it.
+  std::optional<double> host_overhead_us;
 
   std::string out_dir;
 };
@@ -72,11 +78,15 @@ struct RunOutcome {
   std::string timeseries_csv;
 };
 
-// Simulates; per-request rows stream to `requests_csv` (may be null) as requests complete.
-RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv);
+// Simulates; per-request rows stream to `requests_csv` (may be null) as requests complete. With
+// `acceptance_log`, every request-step's confidences and hidden outcome are written to it in the
+// acceptance-log format (sim/acceptance/acceptance_log.hpp).
+RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
+                       std::ostream* acceptance_log = nullptr);
 
 // prepare_run + execute_run + write DIR/{summary.json,requests.csv,timeseries.csv,config.json}
-// through a staged directory. Returns the summary.
+// through a staged directory (and the acceptance log, if asked, through a temporary name).
+// Returns the summary.
 nlohmann::ordered_json run_to_directory(const RunOptions& options);
 
 // Summary keys that hold wall-clock measurements (excluded from determinism comparisons).

@@ -25,6 +25,9 @@ struct PolicyRow {
   bool lossless_by_construction;
   bool sees_hidden_outcome;  // unsafe baselines only: the engine fills BatchView::hidden_accepted
   std::unique_ptr<VerificationPolicy> (*make)(const NamedSpec&, const PolicyContext&);
+  // Lengths come from the drafted confidences with default parameters: all-zero confidences give
+  // ℓ = 0 and no request verifies a position whose survival is 0 (the conformance test checks it).
+  bool confidence_driven = false;
 };
 
 std::span<const PolicyRow> policy_registry();

@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(cmake ninja-build pkg-config g++ make clang-format
   libsimgrid-dev libcli11-dev catch2 libeigen3-dev libboost-dev
-  nlohmann-json3-dev libfmt-dev libtbb-dev gnuplot-nox)
+  nlohmann-json3-dev libfmt-dev libtbb-dev gnuplot-nox
+  chromium)  # chromium: the report test renders report.html headless
 
 missing=()
 for p in "${packages[@]}"; do

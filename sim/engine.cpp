@@ -47,6 +47,22 @@ bool Engine::submit(std::uint64_t id, const RequestSpec& spec, SimTime now) {
   r.phase = RequestPhase::kQueued;
   waiting_.push_back(slot);
   outstanding_tokens_ += spec.prompt_tokens + spec.output_tokens;
+  kv_queued_demand_ += reservation_of(r);
+  return true;
+}
+
+bool Engine::submit_prefilled(std::uint64_t id, const RequestSpec& spec, SimTime arrival,
+                              SimTime now) {
+  if (spec.output_tokens < 2) throw std::invalid_argument("submit_prefilled: nothing to decode");
+  if (!submit(id, spec, now)) return false;
+  Request& r = slots_[waiting_.back()];
+  r.arrival = arrival;
+  r.generated = 1;
+  ++kv_queued_demand_;  // its reservation includes the first token
+  r.first_token = now;
+  r.last_token = now;
+  r.kv_resident = true;
+  outstanding_tokens_ -= spec.prompt_tokens + 1;  // submit() counted the prompt and every output
   return true;
 }
 
@@ -64,6 +80,7 @@ void Engine::preempt_until_fits() {
     const std::int64_t recompute = r.spec.prompt_tokens + r.generated;
     outstanding_tokens_ += recompute - (r.prefill_needed - r.prefilled);
     r.kv_reserved = 0;
+    r.kv_resident = false;
     r.phase = RequestPhase::kQueued;
     r.prefill_needed = recompute;
     r.prefilled = 0;
@@ -72,6 +89,7 @@ void Engine::preempt_until_fits() {
     policy_.on_request_left(r.id);
     acceptance_.on_request_left(r.id);
     waiting_.push_front(slot);
+    kv_queued_demand_ += reservation_of(r);
   }
 }
 
@@ -82,12 +100,13 @@ void Engine::admit(SimTime now) {
     const std::int64_t need = reservation_of(r);
     if (kv_reserved_ + need > config_.kv_capacity_tokens) break;  // FIFO: nobody overtakes
     waiting_.pop_front();
+    kv_queued_demand_ -= need;
     if (r.first_admitted < 0) {
       r.first_admitted = now;
       acceptance_.init_request(r.id, r.spec.domain, r.acceptance_state);
     }
-    r.phase = RequestPhase::kPrefill;
-    r.prefill_needed = r.spec.prompt_tokens + r.generated;
+    r.phase = r.kv_resident ? RequestPhase::kDecode : RequestPhase::kPrefill;
+    r.prefill_needed = r.kv_resident ? 0 : r.spec.prompt_tokens + r.generated;
     r.prefilled = 0;
     r.kv_reserved = need;
     kv_reserved_ += need;

@@ -52,6 +52,11 @@ class Engine {
   // A request arrives at `now`. Returns false (and keeps nothing) if it can never fit in KV:
   // prompt + output + γ + 1 > capacity. The caller counts such rejections.
   bool submit(std::uint64_t id, const RequestSpec& spec, SimTime now);
+  // Disaggregated serving: a request whose prompt was prefilled on another replica arrives at `now`
+  // with its prompt's KV and its first output token (delivered at `now`); it keeps its original
+  // `arrival` (so TTFT spans prefill and transfer) and decodes without prefilling. Same KV check
+  // and return value as submit(). Precondition: spec.output_tokens >= 2.
+  bool submit_prefilled(std::uint64_t id, const RequestSpec& spec, SimTime arrival, SimTime now);
 
   // Plans and starts a step on `lane` at `now` if that lane is idle and has work; returns the
   // step's end time. kPrefill is only used in PrefillMode::kSeparate.
@@ -66,6 +71,8 @@ class Engine {
   std::int64_t running_count() const { return static_cast<std::int64_t>(running_.size()); }
   std::int64_t waiting_count() const { return static_cast<std::int64_t>(waiting_.size()); }
   std::int64_t kv_reserved() const { return kv_reserved_; }
+  // KV the waiting queue will reserve when admitted (what a KV-aware router must count as taken).
+  std::int64_t kv_queued_demand() const { return kv_queued_demand_; }
   std::int64_t kv_capacity() const { return config_.kv_capacity_tokens; }
   // Outstanding work in tokens (prompts still to prefill + outputs still to generate): routers use
   // it.
@@ -106,6 +113,7 @@ class Engine {
   std::vector<std::uint32_t> running_;  // admission order
   std::deque<std::uint32_t> waiting_;   // FIFO; preempted requests return to the front
   std::int64_t kv_reserved_ = 0;
+  std::int64_t kv_queued_demand_ = 0;  // Σ reservation_of(r) over waiting_
   std::int64_t outstanding_tokens_ = 0;
   StepPlan plans_[2];
   BatchShape plan_shape_;  // shape of the step being planned

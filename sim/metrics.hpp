@@ -86,6 +86,9 @@ class MetricsCollector {
   DistributionSummary itl_step_ms() const { return itl_step_ms_.summarize(); }
   DistributionSummary itl_token_ms() const { return itl_token_ms_.summarize(); }
   double itl_relative_error() const { return itl_step_ms_.relative_error(); }
+  // The ITL histograms themselves, so a cluster can merge its replicas' (LogHistogram::merge).
+  const LogHistogram& itl_step_histogram() const { return itl_step_ms_; }
+  const LogHistogram& itl_token_histogram() const { return itl_token_ms_; }
 
  private:
   PerSecondBin& bin(std::size_t index);

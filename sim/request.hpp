@@ -34,6 +34,9 @@ struct Request {
   std::int64_t prefill_tokens_computed = 0;  // includes recomputation after preemption
   std::int32_t preemptions = 0;
   bool in_flight = false;  // part of a step that has started and not finished
+  // Its prompt's KV and first token were computed on another replica (disaggregated prefill):
+  // admission goes straight to decode. Cleared by preemption (the KV is lost, recompute here).
+  bool kv_resident = false;
   AcceptanceState acceptance_state{};
 
   // Tokens in the KV cache that the next verify attends to.

@@ -10,6 +10,20 @@ namespace sparksim::cli {
 void add_run_command(CLI::App& app);      // run_command.cpp: one simulation, writes DIR/
 void add_profile_command(CLI::App& app);  // profile_command.cpp: analytic profile generator
 void add_policies_command(
-    CLI::App& app);  // run_command.cpp: `sparksim policies` lists the registry
+    CLI::App& app);                       // run_command.cpp: `sparksim policies` lists the registry
+void add_pareto_command(CLI::App& app);   // pareto_command.cpp: sweeps, frontiers, report
+void add_merge_command(CLI::App& app);    // pareto_command.cpp: joins --shard outputs
+void add_slo_command(CLI::App& app);      // slo_command.cpp: SLA tiers against a baseline
+void add_plan_command(CLI::App& app);     // plan_command.cpp: replicas needed to meet an SLO
+void add_cluster_command(CLI::App& app);  // cluster_command.cpp: many replicas on SimGrid
+void add_lossless_command(CLI::App& app);       // lossless_command.cpp: losslessness validator
+void add_calibrate_command(CLI::App& app);      // calibrate_command.cpp: STS from a log or run
+void add_heterogeneity_command(CLI::App& app);  // heterogeneity_command.cpp: vs Spec-Bench
+
+// Thrown by a command that finished its work but must exit with a code of its own (`sparksim
+// lossless` exits 3 when it detects distortion); main() returns `code`.
+struct CommandExit {
+  int code;
+};
 
 }  // namespace sparksim::cli

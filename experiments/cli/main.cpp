@@ -12,8 +12,18 @@ int main(int argc, char** argv) {
   sparksim::cli::add_run_command(app);
   sparksim::cli::add_profile_command(app);
   sparksim::cli::add_policies_command(app);
+  sparksim::cli::add_calibrate_command(app);
+  sparksim::cli::add_heterogeneity_command(app);
+  sparksim::cli::add_pareto_command(app);
+  sparksim::cli::add_merge_command(app);
+  sparksim::cli::add_slo_command(app);
+  sparksim::cli::add_plan_command(app);
+  sparksim::cli::add_cluster_command(app);
+  sparksim::cli::add_lossless_command(app);
   try {
     app.parse(argc, argv);
+  } catch (const sparksim::cli::CommandExit& e) {
+    return e.code;
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;

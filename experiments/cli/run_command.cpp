@@ -69,6 +69,10 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str();
   run->add_option("--acceptance", o.acceptance, "acceptance model spec ('help' lists them)")
       ->capture_default_str();
+  run->add_option("--acceptance-log", o.acceptance_log,
+                  "replay an acceptance log (ours, or Spec-Bench JSONL) per request and step");
+  run->add_option("--write-acceptance-log", o.write_acceptance_log,
+                  "record every request-step's confidences and outcome (CSV) to this file");
   run->add_option("--seed", o.seed, "random seed")->capture_default_str();
   run->add_option("--max-running", o.max_running, "max concurrent requests holding KV")
       ->capture_default_str();
@@ -77,6 +81,9 @@ void add_run_command(CLI::App& app) {
   run->add_option("--prefill", o.prefill, "chunked | separate")->capture_default_str();
   run->add_option("--kv-capacity-tokens", o.kv_capacity_tokens,
                   "override the profile's KV capacity (0 = from the profile)");
+  run->add_option_function<double>(
+      "--host-overhead-us", [&o](double us) { o.host_overhead_us = us; },
+      "host scheduling overhead per step paid by synchronous policies (default: the profile's)");
   run->add_option("--out", o.out_dir, "output directory");
   auto quiet = std::make_shared<bool>(false);
   run->add_flag("--quiet", *quiet, "print nothing on success");

@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "traces/domain.hpp"
 
@@ -46,6 +48,14 @@ class AcceptanceModel {
 
   // The request completed or was preempted: per-request memory (if any) can go.
   virtual void on_request_left(std::uint64_t /*request_id*/) {}
+
+  // Lines for the run summary's `acceptance_notes`, read after the run: what the model assumed or
+  // changed that a reader must know (a fallback curve, replayed steps that wrapped around).
+  virtual std::vector<std::string> notes() const { return {}; }
+  // The acceptance behaviour the model reproduces when that is not its own spec: a log replay
+  // names the spec recorded in the log, so the replayed run's summary equals the original's.
+  // Empty: the spec itself.
+  virtual std::string reproduces() const { return {}; }
 };
 
 }  // namespace sparksim

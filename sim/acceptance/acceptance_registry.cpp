@@ -4,7 +4,9 @@
 #include <array>
 
 #include "common/input_error.hpp"
+#include "sim/acceptance/acceptance_factories.hpp"
 #include "sim/acceptance/position_bernoulli_model.hpp"
+#include "sim/acceptance/token_level/token_level_spec.hpp"
 
 namespace sparksim {
 
@@ -20,11 +22,20 @@ std::unique_ptr<AcceptanceModel> make_bernoulli(const NamedSpec& spec,
   return std::make_unique<PositionBernoulliModel>(context.drafter, context.seed);
 }
 
-const std::array<AcceptanceRow, 1> kModels = {{
+const std::array<AcceptanceRow, 4> kModels = {{
     {"bernoulli",
      "independent per-position acceptance with the published per-domain curves of the drafter "
      "(DSpark paper Fig. 2; MTP-1 0.875); bernoulli:p=X uses X at every position",
      &make_bernoulli},
+    {"calibrated", kCalibratedDescription, &make_calibrated_acceptance},
+    {"replay", kReplayDescription, &make_replay_acceptance},
+    {"token-level",
+     "exact token-level mode: a toy sparse Markov-chain target LM and a drafter built from it, "
+     "true rejection sampling, real token sequences (slow; for the losslessness validator); "
+     "keys: vocab=64, support=8, dim=8, sharp_min=1, sharp_max=8, lm_seed=1, "
+     "drafter=parallel|markov|autoregressive|adversarial (markov), noise=0.35, rank=6, "
+     "conf_noise=0, conf_temp=1",
+     &make_token_level_acceptance},
 }};
 
 }  // namespace

@@ -34,7 +34,7 @@ struct Rig {
         time_model(profile),
         sps(profile.sps, 4096),
         acceptance(p_accept, config.drafter.gamma, seed),
-        policy(k),
+        policy(k, /*synchronous=*/false),
         metrics(&csv),
         engine(config, time_model, sps, acceptance, policy, metrics) {}
   SimulationStats run(Workload& workload) {
@@ -177,7 +177,7 @@ RandomRun random_run(std::uint64_t seed, std::int64_t kv_capacity, PrefillMode m
   TimeModel tm(profile);
   SpsTable sps(profile.sps, 4096);
   PositionBernoulliModel acceptance(DrafterSpec{DrafterFamily::kDspark, 7, "dspark-7"}, seed);
-  StaticPolicy policy(4);
+  StaticPolicy policy(4, /*synchronous=*/false);
   std::ostringstream csv;
   MetricsCollector metrics(&csv);
   Engine engine(config, tm, sps, acceptance, policy, metrics);

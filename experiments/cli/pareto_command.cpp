@@ -1,0 +1,68 @@
+// `sparksim pareto`: a sweep over (drafter, policy, load, seed) from a config, in parallel, to
+// points.csv, frontier.csv, plots and report.html; `sparksim merge`: joins `--shard i/N` outputs.
+#include <cstdio>
+
+#include "experiments/cli/commands.hpp"
+#include "experiments/pareto_experiment.hpp"
+
+namespace sparksim::cli {
+
+void add_pareto_command(CLI::App& app) {
+  auto o = std::make_shared<ParetoOptions>();
+  auto quiet = std::make_shared<bool>(false);
+  auto no_plots = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand(
+      "pareto", "sweep drafter x policy x load x seed; Pareto frontiers, plots and a report");
+  cmd->add_option("--config", o->config_path,
+                  "sweep config (JSON, e.g. experiments/configs/dspark_vs_mtp1.json)");
+  cmd->add_option("--out", o->out_dir, "output directory");
+  cmd->add_option("--jobs", o->jobs, "worker threads (default: every hardware thread)");
+  cmd->add_option("--shard", o->shard,
+                  "run only slice i of N (i/N) for a batch scheduler; join with sparksim merge");
+  cmd->add_flag("--no-plots", *no_plots, "skip gnuplot (the report then has tables only)");
+  cmd->add_flag("--quiet", *quiet, "print nothing on success (progress shows only on a terminal)");
+  cmd->callback([o, quiet, no_plots] {
+    o->plots = !*no_plots;
+    o->progress = !*quiet;
+    const SweepRunResult r = run_pareto(*o);
+    if (*quiet) return;
+    const auto& c = r.config;
+    std::printf("profile   %s\n", c.profile_label.c_str());
+    std::printf("sweep     %zu systems x %zu loads x %zu seeds = %zu points\n", c.systems.size(),
+                c.loads.size(), c.seeds.size(), c.point_count());
+    std::printf("ran       %zu points in %.2f s on %d workers (%.1f points/s)\n", r.points_run,
+                r.wall_s, r.jobs, r.wall_s > 0 ? static_cast<double>(r.points_run) / r.wall_s : 0);
+    if (r.shard) {
+      std::printf(
+          "wrote     %s/{points.csv,sweep.json,shard.json} (a shard: join the shards with "
+          "`sparksim merge DIR... --out DIR`)\n",
+          r.out_dir.c_str());
+    } else {
+      std::printf("wrote     %s/{points.csv,aggregates.csv,frontier.csv,sweep.json,*.png,*.svg}\n",
+                  r.out_dir.c_str());
+      std::printf("report    %s/report.html\n", r.out_dir.c_str());
+    }
+  });
+}
+
+void add_merge_command(CLI::App& app) {
+  auto dirs = std::make_shared<std::vector<std::string>>();
+  auto out = std::make_shared<std::string>();
+  auto no_plots = std::make_shared<bool>(false);
+  auto quiet = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "join `sparksim pareto --shard i/N` outputs into the files a single run writes");
+  cmd->add_option("dirs", *dirs, "shard output directories")->required();
+  cmd->add_option("--out", *out, "output directory");
+  cmd->add_flag("--no-plots", *no_plots, "skip gnuplot");
+  cmd->add_flag("--quiet", *quiet, "print nothing on success");
+  cmd->callback([dirs, out, no_plots, quiet] {
+    const MergeResult r = merge_sweep_shards(*dirs, *out, !*no_plots);
+    if (*quiet) return;
+    std::printf("profile   %s\n", r.config.profile_label.c_str());
+    std::printf("merged    %zu shards, %zu points\n", r.shards, r.points);
+    std::printf("report    %s/report.html\n", out->c_str());
+  });
+}
+
+}  // namespace sparksim::cli

@@ -1,0 +1,51 @@
+// The two searches over DSpark's admission path. Admitting candidates in CandidateMerge order, the
+// m-th admission gives B = R + m verify tokens and expected tokens τ = R + Σ (first m survivals),
+// and the scheduler wants the m maximising Θ = τ · SPS(B).
+// - early_stop_search: Algorithm 1, stopping at the first admission that does not raise Θ. The
+//   stop is what makes it non-anticipating (lossless) when run on the current step's confidences.
+// - global_search: the whole path, no stop, so it can jump over a plateau or cliff of a staircase
+//   SPS curve. Lossless only on data the current tokens cannot influence (async-topk's lagged
+//   confidences); on current confidences it is the unsafe retrospective search of Appendix A.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "policies/candidate_merge.hpp"
+#include "profiles/time_model.hpp"
+
+namespace sparksim {
+
+// Writes lengths[r] (all R of them, zero for requests never admitted). `merge` is consumed.
+// Returns the number of admitted drafts.
+std::int64_t early_stop_search(CandidateMerge& merge, std::int64_t requests, const SpsTable& sps,
+                               std::span<int> lengths);
+
+// Returns the admission count m ∈ [0, number of candidates] maximising Θ (the smallest such m when
+// several tie). If `path` is non-null it receives the request index of every candidate walked, in
+// admission order, so the caller can apply the first m. `merge` is consumed.
+std::int64_t global_search(CandidateMerge& merge, std::int64_t requests, const SpsTable& sps,
+                           std::vector<std::uint32_t>* path);
+
+// global_search over survivals already in admission order (non-increasing): the same answer as
+// the merge-based overload on the same multiset of survivals, since only the values matter.
+std::int64_t global_search(std::span<const float> ordered_survivals, std::int64_t requests,
+                           const SpsTable& sps);
+
+// What a cheap pass over the rows (no ordering) knows about an admission path.
+struct PathSummary {
+  std::int64_t candidates = 0;  // N: candidates with positive survival
+  double survival_sum = 0;      // Σ of their survivals
+  double max_survival = 0;      // the largest (any request's first position)
+  double min_survival = 0;      // the smallest positive one
+};
+
+// An exact shortcut for global_search: true only if admitting all N candidates gives a Θ
+// strictly above every shorter prefix, so global_search would return N. It bounds Θ(m) for m < N
+// by (R + min(m·max, Σ - (N-m)·min))·SPS(R+m), which needs no ordering: N+1 table lookups and
+// no merge. False means "unknown" (run the search), never a wrong answer. Typical when the engine
+// has slack, where the whole path usually wins.
+bool whole_path_wins(const PathSummary& path, std::int64_t requests, const SpsTable& sps);
+
+}  // namespace sparksim

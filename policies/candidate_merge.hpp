@@ -1,0 +1,166 @@
+// Draft candidates (r, j) in DSpark's admission order, produced lazily by a k-way merge.
+// The order is: survival a_{r,j} = Π_{i≤j} c_{r,i} descending, then earlier position, then lower
+// request id. Survival never grows along a request, so each request's candidates are already in
+// that order. Small batches (the common case in light traffic) merge all runs at once with a
+// branch-free bottom-up merge; larger ones keep the R request heads in a heap, so a policy that
+// stops early never pays for ordering the candidates it does not look at.
+// Survivals are float products of the float confidences (the value ranked is the value summed).
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace sparksim {
+
+// Writes survivals[k] = Π_{i≤k+1} confidences[i] (float arithmetic, left to right) for k < γ and
+// returns how many leading survivals are positive. Confidences are clamped to [0, 1] (a NaN counts
+// as 0), so the result is non-increasing and the positive ones form a prefix. If `sum` is given it
+// receives Σ survivals (double), accumulated alongside the product at no extra latency.
+inline int compute_survivals(const float* confidences, int gamma, float* survivals,
+                             double* sum = nullptr) {
+  float a = 1.0f;
+  double total = 0.0;
+  int positive = 0;
+  for (int k = 0; k < gamma; ++k) {
+    const float c = confidences[k];
+    a *= c >= 0.0f ? std::min(c, 1.0f) : 0.0f;  // `c >= 0` is false for NaN
+    survivals[k] = a;
+    total += a;
+    positive += a > 0.0f ? 1 : 0;
+  }
+  if (sum != nullptr) *sum = total;
+  return positive;
+}
+
+struct Candidate {
+  double survival = 0;
+  std::uint32_t request = 0;   // index r in the batch
+  std::uint32_t position = 0;  // j in 1..γ
+};
+
+// The admission order spelled out (the reference the merge is tested against): true if (survival
+// a, position pa, id ia) is admitted before (b, pb, ib). Strict and total over distinct candidates.
+inline bool ranks_before(float a, std::uint32_t pa, std::uint64_t ia, float b, std::uint32_t pb,
+                         std::uint64_t ib) {
+  if (a != b) return a > b;
+  if (pa != pb) return pa < pb;
+  return ia < ib;
+}
+
+class CandidateMerge {
+ public:
+  // Largest γ and batch the packed ordering key can hold.
+  static constexpr int kMaxGamma = 255;
+  static constexpr std::int64_t kMaxRequests = (std::int64_t{1} << 24) - 1;
+  // Up to this many requests every candidate is ordered up front by a branch-free merge of the
+  // per-request runs; beyond it the heads sit in a binary heap and are ordered lazily.
+  static constexpr std::size_t kEagerMergeMax = 16;
+
+  // rows[r]: request r's survivals (γ entries, non-increasing); positive[r]: how many lead with a
+  // positive value (only those become candidates); ids: distinct. The survivals must stay alive
+  // and unchanged while the merge is used. Throws std::length_error beyond kMaxGamma/kMaxRequests.
+  void reset(std::span<const float* const> rows, std::span<const int> positive,
+             std::span<const std::uint64_t> request_ids);
+
+  bool empty() const { return eager_ ? cursor_ == eager_count_ : heads_.empty(); }
+  // The best remaining candidate; requires !empty().
+  Candidate top() const {
+    if (eager_) {
+      const std::uint64_t key = sorted_[cursor_];
+      return Candidate{survival_of(key), request_of(key), position_of(key)};
+    }
+    const Entry& e = heads_.front();
+    return Candidate{survival_of(e.key), e.request, position_of(e.key)};
+  }
+  // When the whole order was built up front (R <= kEagerMergeMax), calls f(survival, request) for
+  // every candidate in order, consumed or not, and returns true; otherwise returns false.
+  template <typename F>
+  bool for_each_in_full_order(F&& f) const {
+    if (!eager_) return false;
+    for (std::size_t i = 0; i < eager_count_; ++i) {
+      const std::uint64_t key = sorted_[i];
+      f(static_cast<float>(survival_of(key)), request_of(key));
+    }
+    return true;
+  }
+
+  // Removes top() and exposes the next position of the same request, if it has one.
+  void advance() {
+    if (eager_) {
+      ++cursor_;
+      return;
+    }
+    Entry& head = heads_.front();
+    const std::uint32_t position = position_of(head.key);
+    if (static_cast<int>(position) < positive_[head.request]) {
+      head.key = next_key(head, position);  // ranks after the one it replaces: sift down only
+    } else {
+      head = heads_.back();
+      heads_.pop_back();
+      if (heads_.empty()) return;
+    }
+    sift_down(0);
+  }
+
+ private:
+  // One ordering key per candidate, larger = admitted first: survival's float bits (monotone for
+  // non-negative floats), then 255 - position, then 2^24 - 1 - the id's rank within the batch.
+  // Comparing one integer keeps the merge free of data-dependent branches.
+  struct Entry {
+    std::uint64_t key;
+    std::uint32_t request;
+  };
+  static std::uint64_t survival_key(float survival) {
+    return static_cast<std::uint64_t>(std::bit_cast<std::uint32_t>(survival)) << 32;
+  }
+  static double survival_of(std::uint64_t key) {
+    return std::bit_cast<float>(static_cast<std::uint32_t>(key >> 32));
+  }
+  static std::uint32_t position_of(std::uint64_t key) {
+    return 255u - static_cast<std::uint32_t>((key >> 24) & 0xffu);
+  }
+  static std::uint64_t make_key(float survival, std::uint32_t position, std::uint32_t rank) {
+    return survival_key(survival) | (std::uint64_t{255u - position} << 24) | (0xffffffu - rank);
+  }
+  std::uint32_t request_of(std::uint64_t key) const {
+    const auto rank = 0xffffffu - static_cast<std::uint32_t>(key & 0xffffffu);
+    return rank_to_request_.empty() ? rank : rank_to_request_[rank];
+  }
+  std::uint64_t next_key(const Entry& head, std::uint32_t position) const {
+    return survival_key(rows_[head.request][position]) | (std::uint64_t{254u - position} << 24) |
+           (head.key & 0xffffffu);
+  }
+  void merge_all();
+  void sift_down(std::size_t i) {
+    const std::size_t n = heads_.size();
+    const Entry moving = heads_[i];
+    while (true) {
+      std::size_t child = 2 * i + 1;
+      if (child >= n) break;
+      child += static_cast<std::size_t>(child + 1 < n && heads_[child + 1].key > heads_[child].key);
+      if (heads_[child].key <= moving.key) break;
+      heads_[i] = heads_[child];
+      i = child;
+    }
+    heads_[i] = moving;
+  }
+
+  bool eager_ = true;
+  // Eager mode: runs of keys, each followed by a sentinel 0 (below every real key, whose survival
+  // bits are positive), merged pairwise until one descending run of eager_count_ keys is left.
+  std::vector<std::uint64_t> sorted_;
+  std::vector<std::uint64_t> buffer_;  // merge scratch
+  std::vector<std::size_t> run_ends_;  // one past each run's sentinel
+  std::size_t eager_count_ = 0;
+  std::size_t cursor_ = 0;
+  std::vector<Entry> heads_;                    // lazy: max-heap on key over the request heads
+  std::vector<std::uint32_t> rank_to_request_;  // empty when ids arrive ascending (rank = index)
+  std::vector<std::uint32_t> rank_;
+  const float* const* rows_ = nullptr;
+  const int* positive_ = nullptr;
+};
+
+}  // namespace sparksim

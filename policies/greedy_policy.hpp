@@ -1,0 +1,29 @@
+// `greedy`: DSpark's hardware-aware prefix scheduler, Algorithm 1 exactly. From ℓ_r = 0, B = R,
+// τ = R, it admits candidates (r, j) with a_{r,j} > 0 in CandidateMerge order (survival desc,
+// earlier position, lower request id), keeps each admission that raises Θ = τ·SPS(B), and stops at
+// the first that does not. The early stop keeps it non-anticipating (lossless). It needs the
+// current step's confidences on the host before the verify launch: synchronous by default.
+#pragma once
+
+#include <vector>
+
+#include "policies/candidate_merge.hpp"
+#include "policies/verification_policy.hpp"
+
+namespace sparksim {
+
+class GreedyPolicy final : public VerificationPolicy {
+ public:
+  explicit GreedyPolicy(bool synchronous) : synchronous_(synchronous) {}
+  void schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) override;
+  bool synchronous() const override { return synchronous_; }
+
+ private:
+  bool synchronous_;
+  std::vector<float> survivals_;    // scratch, R×γ
+  std::vector<const float*> rows_;  // scratch, R
+  std::vector<int> positive_;       // scratch, R
+  CandidateMerge merge_;
+};
+
+}  // namespace sparksim

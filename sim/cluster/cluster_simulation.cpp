@@ -1,0 +1,353 @@
+// The cluster event loop: arrivals → router → replica engines; prefill completions → router →
+// KV transfer → decode engines. Event kinds and tie rules are those of sim/event_queue.hpp.
+#include "sim/cluster/cluster_simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "sim/event_queue.hpp"
+
+namespace sparksim {
+
+const char* replica_role_name(ReplicaRole role) {
+  switch (role) {
+    case ReplicaRole::kColocated:
+      return "colocated";
+    case ReplicaRole::kPrefill:
+      return "prefill";
+    case ReplicaRole::kDecode:
+      return "decode";
+  }
+  return "?";
+}
+
+namespace {
+
+// Arrival-kind payloads: a tag and an index. An arrival from the workload's scheduled chain (whose
+// successor must then be pulled), a follow-up arrival (no tag), a finished prefill to route, a
+// KV transfer that landed.
+constexpr std::uint64_t kScheduledTag = 1ULL << 63;
+constexpr std::uint64_t kHandoffTag = 1ULL << 62;
+constexpr std::uint64_t kLandingTag = 1ULL << 61;
+constexpr std::uint64_t kTagMask = kScheduledTag | kHandoffTag | kLandingTag;
+
+// EventQueue's order (sim/event_queue.hpp) with a peek: the loop must know the next event's time
+// to let in-flight transfers land before it.
+class Agenda {
+ public:
+  void push(SimTime time, EventKind kind, std::uint64_t payload) {
+    heap_.push(Event{time, kind, next_sequence_++, payload});
+  }
+  const Event& top() const { return heap_.top(); }
+  Event pop() {
+    Event e = heap_.top();
+    heap_.pop();
+    return e;
+  }
+  bool empty() const { return heap_.empty(); }
+
+ private:
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const { return runs_before(b, a); }
+  };
+  std::priority_queue<Event, std::vector<Event>, Later> heap_;
+  std::uint64_t next_sequence_ = 0;
+};
+
+// A disaggregated request between its arrival and its completion on a decode replica.
+struct Handoff {
+  RequestSpec spec;  // the real one (the prefill replica sees output_tokens = 1)
+  std::size_t prefill = 0, decode = 0;
+  SimTime first_admitted = -1;
+  std::int64_t prefill_tokens_computed = 0;
+  std::int32_t preemptions = 0;
+  std::int64_t inbound_tokens = 0, inbound_kv = 0;  // what the decode replica is promised
+};
+
+class ClusterLoop {
+ public:
+  ClusterLoop(const ClusterWiring& wiring, Workload& workload, const ClusterCompletion& observer)
+      : w_(wiring), workload_(workload), observer_(observer) {
+    const std::size_t n = w_.replicas.size();
+    if (n == 0) throw std::invalid_argument("a cluster needs at least one replica");
+    if (!w_.arrival_router) throw std::invalid_argument("a cluster needs a router");
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!w_.replicas[i].engine) throw std::invalid_argument("replica without an engine");
+      switch (w_.replicas[i].role) {
+        case ReplicaRole::kColocated:
+        case ReplicaRole::kPrefill:
+          entry_pool_.push_back(i);
+          break;
+        case ReplicaRole::kDecode:
+          decode_pool_.push_back(i);
+          break;
+      }
+    }
+    disaggregated_ = !decode_pool_.empty();
+    if (disaggregated_) {
+      for (std::size_t i : entry_pool_) {
+        if (w_.replicas[i].role != ReplicaRole::kPrefill) {
+          throw std::invalid_argument("colocated and decode replicas cannot be mixed");
+        }
+      }
+      if (entry_pool_.empty()) throw std::invalid_argument("decode replicas need prefill replicas");
+      if (!w_.decode_router || !w_.transport) {
+        throw std::invalid_argument("disaggregated prefill needs a decode router and a transport");
+      }
+      if (!(w_.kv_bytes_per_token >= 0) || !std::isfinite(w_.kv_bytes_per_token)) {
+        throw std::invalid_argument("kv_bytes_per_token must be finite and >= 0");
+      }
+      for (std::size_t d : decode_pool_) {
+        const Engine& e = *w_.replicas[d].engine;
+        decode_fit_ = std::max(decode_fit_, e.kv_capacity() - e.config().drafter.gamma - 1);
+      }
+    } else if (entry_pool_.size() != n) {
+      throw std::invalid_argument("prefill replicas need decode replicas");
+    }
+    stats_.replicas.resize(n);
+    start_pending_.assign(n, false);
+    inbound_tokens_.assign(n, 0);
+    inbound_kv_.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      w_.replicas[i].engine->set_completion_handler(
+          [this, i](const Request& r, SimTime now) { on_complete(i, r, now); });
+    }
+  }
+
+  ClusterStats run() {
+    pull_scheduled();
+    while (true) {
+      let_transfers_land();
+      if (agenda_.empty()) break;
+      const Event event = agenda_.pop();
+      now_ = event.time;
+      ++stats_.events;
+      stats_.end_time = event.time;
+      std::optional<std::size_t> changed;  // the replica whose state this event changed
+      switch (event.kind) {
+        case EventKind::kStepEnd: {
+          const std::size_t r = event.payload >> 1;
+          stats_.replicas[r].end_time = event.time;
+          engine(r).finish_step(static_cast<EngineLane>(event.payload & 1), event.time);
+          changed = r;
+          break;
+        }
+        case EventKind::kArrival:
+          changed = on_arrival_kind(event);
+          break;
+        case EventKind::kStepStart: {
+          const std::size_t r = event.payload;
+          stats_.replicas[r].end_time = event.time;
+          start_pending_[r] = false;
+          for (EngineLane lane : {EngineLane::kMain, EngineLane::kPrefill}) {
+            if (auto end = engine(r).try_start_step(lane, event.time)) {
+              agenda_.push(*end, EventKind::kStepEnd, (r << 1) | static_cast<std::uint64_t>(lane));
+            }
+          }
+          continue;  // a failed start changes nothing: only a later event may enable one
+        }
+      }
+      // State changed at this instant: plan a step once every event at this time has been seen.
+      if (changed && !start_pending_[*changed] && !engine(*changed).idle()) {
+        agenda_.push(event.time, EventKind::kStepStart, *changed);
+        start_pending_[*changed] = true;
+      }
+    }
+    return std::move(stats_);
+  }
+
+ private:
+  Engine& engine(std::size_t r) { return *w_.replicas[r].engine; }
+
+  // Transfers landing no later than the next event become arrival-kind events at their landing
+  // time (never before the current instant: the agenda does not travel back).
+  void let_transfers_land() {
+    if (!w_.transport) return;
+    while (w_.transport->busy()) {
+      std::optional<SimTime> limit;
+      if (!agenda_.empty()) limit = agenda_.top().time;
+      const auto landing = w_.transport->next_landing(limit);
+      if (!landing) return;
+      agenda_.push(std::max(landing->time, now_), EventKind::kArrival,
+                   kLandingTag | static_cast<std::uint64_t>(landing->transfer));
+    }
+  }
+
+  void queue_arrival(const RequestSpec& spec, bool scheduled) {
+    std::uint64_t slot;
+    if (!free_pending_.empty()) {
+      slot = free_pending_.back();
+      free_pending_.pop_back();
+      pending_[slot] = spec;
+    } else {
+      slot = pending_.size();
+      pending_.push_back(spec);
+    }
+    agenda_.push(spec.arrival, EventKind::kArrival, slot | (scheduled ? kScheduledTag : 0));
+  }
+
+  void pull_scheduled() {
+    if (auto spec = workload_.next_scheduled()) queue_arrival(*spec, true);
+  }
+
+  const std::vector<ReplicaLoad>& loads(const std::vector<std::size_t>& pool) {
+    loads_.resize(pool.size());
+    for (std::size_t i = 0; i < pool.size(); ++i) {
+      const std::size_t r = pool[i];
+      const Engine& e = engine(r);
+      loads_[i] = ReplicaLoad{e.outstanding_tokens() + inbound_tokens_[r],
+                              e.kv_reserved() + e.kv_queued_demand() + inbound_kv_[r],
+                              e.kv_capacity(), e.running_count(), e.waiting_count()};
+    }
+    return loads_;
+  }
+
+  std::size_t pick(Router& router, const std::vector<std::size_t>& pool, const RequestSpec& spec) {
+    const std::size_t choice = router.route(spec, loads(pool));
+    if (choice >= pool.size()) {
+      throw std::logic_error("router chose replica " + std::to_string(choice) + " of " +
+                             std::to_string(pool.size()));
+    }
+    return pool[choice];
+  }
+
+  std::optional<std::size_t> on_arrival_kind(const Event& event) {
+    const std::uint64_t index = event.payload & ~kTagMask;
+    if (event.payload & kHandoffTag) {
+      route_handoff(index, event.time);
+      return std::nullopt;
+    }
+    if (event.payload & kLandingTag) return land(index, event.time);
+
+    const RequestSpec spec = pending_[index];
+    free_pending_.push_back(index);
+    const std::uint64_t id = next_id_++;
+    ++stats_.requests_submitted;
+    std::optional<std::size_t> changed;
+    if (!disaggregated_) {
+      const std::size_t r = pick(*w_.arrival_router, entry_pool_, spec);
+      changed = r;
+      submit(r, id, spec, event.time);
+    } else if (spec.prompt_tokens + spec.output_tokens > decode_fit_) {
+      ++stats_.requests_rejected_kv;  // no decode replica could ever hold it
+    } else {
+      const std::size_t p = pick(*w_.arrival_router, entry_pool_, spec);
+      changed = p;
+      RequestSpec prefill_only = spec;
+      if (spec.output_tokens > 1) {
+        prefill_only.output_tokens = 1;  // the prefill replica stops at the first token
+        handoffs_.emplace(id, Handoff{spec, p});
+      }
+      if (!submit(p, id, prefill_only, event.time)) handoffs_.erase(id);
+    }
+    if (event.payload & kScheduledTag) pull_scheduled();
+    return changed;
+  }
+
+  bool submit(std::size_t r, std::uint64_t id, const RequestSpec& spec, SimTime now) {
+    ReplicaStats& rs = stats_.replicas[r];
+    ++rs.requests_submitted;
+    rs.end_time = now;
+    if (engine(r).submit(id, spec, now)) return true;
+    ++rs.requests_rejected_kv;
+    ++stats_.requests_rejected_kv;
+    return false;
+  }
+
+  // A prefill finished: choose the decode replica now that every step ending at this instant has
+  // been applied, and start moving the prompt's KV there.
+  void route_handoff(std::uint64_t id, SimTime now) {
+    Handoff& h = handoffs_.at(id);
+    h.decode = pick(*w_.decode_router, decode_pool_, h.spec);
+    const int gamma = engine(h.decode).config().drafter.gamma;
+    h.inbound_tokens = h.spec.output_tokens - 1;
+    h.inbound_kv = h.spec.prompt_tokens + 1 + gamma + 1;
+    inbound_tokens_[h.decode] += h.inbound_tokens;
+    inbound_kv_[h.decode] += h.inbound_kv;
+    const auto bytes = static_cast<std::uint64_t>(
+        std::llround(static_cast<double>(h.spec.prompt_tokens) * w_.kv_bytes_per_token));
+    const std::size_t transfer = w_.transport->start(id, h.prefill, h.decode, bytes, now);
+    transfer_to_request_.emplace(transfer, id);
+    ++stats_.kv_transfers;
+  }
+
+  std::optional<std::size_t> land(std::uint64_t transfer, SimTime now) {
+    const auto it = transfer_to_request_.find(transfer);
+    if (it == transfer_to_request_.end()) throw std::logic_error("unknown KV transfer landed");
+    const std::uint64_t id = it->second;
+    transfer_to_request_.erase(it);
+    Handoff& h = handoffs_.at(id);
+    const std::size_t d = h.decode;
+    inbound_tokens_[d] -= h.inbound_tokens;
+    inbound_kv_[d] -= h.inbound_kv;
+    ReplicaStats& rs = stats_.replicas[d];
+    ++rs.requests_submitted;
+    rs.end_time = now;
+    if (!engine(d).submit_prefilled(id, h.spec, h.spec.arrival, now)) {
+      ++rs.requests_rejected_kv;
+      ++stats_.requests_rejected_kv;
+      handoffs_.erase(id);
+    }
+    return d;
+  }
+
+  void on_complete(std::size_t r, const Request& request, SimTime now) {
+    const auto it = handoffs_.find(request.id);
+    if (it != handoffs_.end() && w_.replicas[r].role == ReplicaRole::kPrefill) {
+      // The prompt is in KV and the first token sampled: hand it off once this instant's step
+      // ends are all applied (an arrival-kind event orders after them).
+      Handoff& h = it->second;
+      h.first_admitted = request.first_admitted;
+      h.prefill_tokens_computed = request.prefill_tokens_computed;
+      h.preemptions = request.preemptions;
+      agenda_.push(now, EventKind::kArrival, kHandoffTag | request.id);
+      return;
+    }
+    if (auto follow_up = workload_.on_completion(now)) queue_arrival(*follow_up, false);
+    if (it == handoffs_.end()) {
+      if (observer_) observer_(request, r, now);
+      return;
+    }
+    Request whole = request;
+    whole.first_admitted = it->second.first_admitted;
+    whole.prefill_tokens_computed += it->second.prefill_tokens_computed;
+    whole.preemptions += it->second.preemptions;
+    handoffs_.erase(it);
+    if (observer_) observer_(whole, r, now);
+  }
+
+  const ClusterWiring& w_;
+  Workload& workload_;
+  const ClusterCompletion& observer_;
+  std::vector<std::size_t> entry_pool_, decode_pool_;
+  bool disaggregated_ = false;
+  std::int64_t decode_fit_ = 0;  // largest prompt + output some decode replica can ever hold
+
+  Agenda agenda_;
+  SimTime now_ = 0;
+  ClusterStats stats_;
+  std::vector<bool> start_pending_;
+  std::vector<RequestSpec> pending_;  // specs of queued arrivals, slot-reused
+  std::vector<std::uint64_t> free_pending_;
+  std::uint64_t next_id_ = 0;
+  std::vector<ReplicaLoad> loads_;
+  std::vector<std::int64_t> inbound_tokens_, inbound_kv_;  // per replica: hand-offs on the way
+  // Keyed by request id and transfer id (integers): lookups only, never iterated.
+  std::unordered_map<std::uint64_t, Handoff> handoffs_;
+  std::unordered_map<std::size_t, std::uint64_t> transfer_to_request_;
+};
+
+}  // namespace
+
+ClusterStats run_cluster_simulation(const ClusterWiring& wiring, Workload& workload,
+                                    const ClusterCompletion& observer) {
+  ClusterLoop loop(wiring, workload, observer);
+  return loop.run();
+}
+
+}  // namespace sparksim

@@ -1,0 +1,56 @@
+// Routers: which replica of a pool serves a request. One interface and one explicit registry table
+// (round-robin, least-loaded, kv-aware); `--router help` prints the table and an unknown name lists
+// the valid ones. A router sees a snapshot of each replica's load taken at the dispatch instant and
+// returns an index into it; it never touches engines, so it is testable without a simulation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "common/named_spec.hpp"
+#include "traces/request_spec.hpp"
+
+namespace sparksim {
+
+// One replica as a router sees it when a request is dispatched.
+struct ReplicaLoad {
+  std::int64_t outstanding_tokens = 0;  // prompts still to prefill + outputs still to generate
+  std::int64_t kv_reserved_tokens = 0;  // held by running requests, plus what queued ones need
+  std::int64_t kv_capacity_tokens = 0;
+  std::int64_t running = 0;
+  std::int64_t waiting = 0;
+  // Negative when the queue alone wants more than the replica holds.
+  std::int64_t kv_free_tokens() const { return kv_capacity_tokens - kv_reserved_tokens; }
+};
+
+class Router {
+ public:
+  virtual ~Router() = default;
+  // Returns the index in [0, replicas.size()) of the replica that serves `request`. Precondition:
+  // replicas is not empty. Ties go to the lowest index, so a choice is a pure function of the
+  // router's history and the snapshot.
+  virtual std::size_t route(const RequestSpec& request, std::span<const ReplicaLoad> replicas) = 0;
+};
+
+struct RouterRow {
+  std::string_view name;
+  std::string_view description;
+  std::unique_ptr<Router> (*make)(const NamedSpec&);
+};
+
+std::span<const RouterRow> router_registry();
+
+// Finds the row for spec.name(); throws InputError listing the valid names if there is none.
+const RouterRow& find_router(const NamedSpec& spec);
+
+// Parses, validates (no unknown parameters) and builds a router.
+std::unique_ptr<Router> make_router(const NamedSpec& spec);
+
+// One line per row: name and description. For `--router help`.
+std::string describe_routers();
+
+}  // namespace sparksim

@@ -1,0 +1,94 @@
+// `sparksim plan` end to end: the minimum replica count is one that was simulated and met the
+// SLO while one fewer was simulated and missed it; unmeetable SLOs are said so; bad input is
+// reported all at once before anything runs.
+#include <catch2/catch.hpp>
+
+#include "cli_harness.hpp"
+#include "experiments/csv_table.hpp"
+
+using namespace sparksim;
+using namespace sparksim::testing;
+namespace fs = std::filesystem;
+
+namespace {
+// 400 code requests (long prompts) squeezed into about 4 seconds: far more than one replica.
+const std::string kWorkload =
+    "--trace traces/azure_code_2023.csv --max-requests 400 --rate-scale 40 "
+    "--profile profiles/analytic/h100/qwen3-8b.json --jobs 2 ";
+}  // namespace
+
+TEST_CASE("plan finds the fewest replicas meeting the SLO, per policy") {
+  const auto dir = scratch_dir("plan_cli");
+  const auto r = run_cli("plan " + kWorkload +
+                             "--slo \"ttft_p99_ms<=3000,tok_s_per_user_p50>=60\" "
+                             "--policies mtp1+static:k=1 static:k=4 --drafter dspark-7 --out " +
+                             (dir / "plan").string(),
+                         dir);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("ANALYTIC"));
+  CHECK_THAT(r.output, Catch::Contains("mtp1 + static:k=1: "));
+  CHECK_THAT(r.output, Catch::Contains("dspark-7 + static:k=4: "));
+
+  const CsvTable plan = CsvTable::parse(read_file(dir / "plan" / "plan.csv"), "plan.csv");
+  const CsvTable search = CsvTable::parse(read_file(dir / "plan" / "search.csv"), "search.csv");
+  REQUIRE(plan.rows() == 2);
+  for (std::size_t p = 0; p < plan.rows(); ++p) {
+    INFO(plan.raw_row(p));
+    REQUIRE(plan.cell(p, plan.column("status")) == "met");
+    const auto n = plan.integer(p, plan.column("replicas"));
+    CHECK(n > 1);  // the load is far beyond one replica
+    CHECK(plan.integer(p, plan.column("gpus")) == n);
+    CHECK(plan.number(p, plan.column("ttft_p99_ms")) <= 3000);
+    CHECK(plan.number(p, plan.column("tok_s_per_user_p50")) >= 60);
+    CHECK(plan.integer(p, plan.column("requests_completed")) == 400);
+    // The answer and the count below it were both simulated, with opposite verdicts.
+    bool saw_n = false, saw_below = false;
+    for (std::size_t s = 0; s < search.rows(); ++s) {
+      if (search.cell(s, search.column("policy")) != plan.cell(p, plan.column("policy"))) continue;
+      const auto k = search.integer(s, search.column("replicas"));
+      const auto meets = search.integer(s, search.column("meets"));
+      if (k == n) saw_n = meets == 1;
+      if (k == n - 1) {
+        saw_below = meets == 0;
+        CHECK_FALSE(search.cell(s, search.column("reason")).empty());
+      }
+    }
+    CHECK(saw_n);
+    CHECK(saw_below);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("an SLO no replica count meets is reported as such") {
+  const auto dir = scratch_dir("plan_unmet");
+  const auto r = run_cli("plan " + kWorkload +
+                             "--slo \"tok_s_per_user_p50>=100000\" --policies mtp1+static:k=1 "
+                             "--max-replicas 3 --out " +
+                             (dir / "plan").string(),
+                         dir);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("cannot meet the SLO with up to 3 replicas"));
+  const CsvTable plan = CsvTable::parse(read_file(dir / "plan" / "plan.csv"), "plan.csv");
+  CHECK(plan.cell(0, plan.column("status")) == "unmet_within_max_replicas");
+  CHECK(plan.cell(0, plan.column("replicas")).empty());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("plan reports every bad input before simulating") {
+  const auto dir = scratch_dir("plan_bad");
+  const auto r = run_cli("plan " + kWorkload +
+                             "--slo \"ttft_p99_ms<=2000,speed>=3\" --policies mtp1+fastest "
+                             "medusa-2+static:k=1 --router random --out " +
+                             (dir / "plan").string(),
+                         dir);
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("unknown metric 'speed'"));
+  CHECK_THAT(r.output, Catch::Contains("--policies 'mtp1+fastest': --policy: unknown policy"));
+  CHECK_THAT(r.output, Catch::Contains("--policies 'medusa-2+static:k=1': --drafter: unknown"));
+  CHECK_THAT(r.output, Catch::Contains("--router: unknown router 'random'; valid: round-robin"));
+  CHECK_FALSE(fs::exists(dir / "plan"));
+  fs::remove_all(dir);
+}

@@ -1,0 +1,106 @@
+// The k-way merge yields exactly the fully sorted admission order, ties included, and
+// compute_survivals makes non-increasing survivals whose positive entries form a prefix.
+#include "policies/candidate_merge.hpp"
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "policy_test_util.hpp"
+
+using namespace sparksim;
+using namespace sparksim::testing;
+
+TEST_CASE("compute_survivals multiplies left to right, clamps to [0, 1], NaN counts as 0") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> c = {0.8f, 0.9f, 1.5f, -0.2f, 0.7f};
+  std::vector<float> s(5);
+  CHECK(compute_survivals(c.data(), 5, s.data()) == 3);
+  CHECK(s[0] == 0.8f);
+  CHECK(s[1] == 0.8f * 0.9f);
+  CHECK(s[2] == s[1]);  // 1.5 clamped to 1
+  CHECK(s[3] == 0.0f);  // negative clamped to 0
+  CHECK(s[4] == 0.0f);
+  c = {0.5f, nan, 0.9f};
+  CHECK(compute_survivals(c.data(), 3, s.data()) == 1);
+  CHECK(s[1] == 0.0f);
+}
+
+TEST_CASE("merge order equals the full stable sort on random batches with many ties") {
+  // Batches of 1 to 40 requests exercise both the linear scan (small R) and the heap.
+  std::mt19937_64 rng(7);
+  CandidateMerge merge;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int gamma = 1 + static_cast<int>(rng() % 8);
+    const int requests = 1 + static_cast<int>(rng() % 40);
+    CAPTURE(requests);
+    OwnedBatch b;
+    b.gamma = gamma;
+    // Ids distinct, shuffled on odd trials (re-admitted requests break admission order).
+    for (int r = 0; r < requests; ++r) b.ids.push_back(1000 + 3 * static_cast<std::uint64_t>(r));
+    if (trial % 2 == 1) std::shuffle(b.ids.begin(), b.ids.end(), rng);
+    // Confidences on a coarse grid so survivals tie across requests and positions.
+    for (int i = 0; i < requests * gamma; ++i) {
+      b.confidences.push_back(static_cast<float>(rng() % 5) / 4.0f);
+    }
+    b.contexts.assign(requests, 10);
+    const auto v = b.view();
+    std::vector<float> s(b.confidences.size());
+    std::vector<int> positive(requests);
+    for (int r = 0; r < requests; ++r) {
+      positive[r] = compute_survivals(&b.confidences[r * gamma], gamma, &s[r * gamma]);
+    }
+    std::vector<const float*> rows(requests);
+    for (int r = 0; r < requests; ++r) rows[r] = &s[r * gamma];
+    merge.reset(rows, positive, b.ids);
+    const auto expected = reference_order(v);
+    std::size_t i = 0;
+    for (; !merge.empty(); ++i) {
+      REQUIRE(i < expected.size());
+      const Candidate c = merge.top();
+      INFO("trial " << trial << " candidate " << i);
+      CHECK(c.request == expected[i].request);
+      CHECK(c.position == expected[i].position);
+      CHECK(c.survival == static_cast<double>(expected[i].survival));
+      merge.advance();
+    }
+    CHECK(i == expected.size());
+  }
+}
+
+TEST_CASE("merge: equal survival goes to the earlier position, then to the lower id") {
+  // Request ids 5 (index 0) and 3 (index 1). Survivals: id 5 = {0.9, 0.45}, id 3 = {1, 0.9}.
+  // Order: (3,1) 1.0; then 0.9 ties between (5,1) and (3,2): position 1 first; then (3,2), (5,2).
+  std::vector<float> s = {0.9f, 0.45f, 1.0f, 0.9f};
+  std::vector<int> positive = {2, 2};
+  std::vector<std::uint64_t> ids = {5, 3};
+  CandidateMerge merge;
+  std::vector<const float*> rows = {&s[0], &s[2]};
+  merge.reset(rows, positive, ids);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> got;
+  for (; !merge.empty(); merge.advance())
+    got.emplace_back(merge.top().request, merge.top().position);
+  CHECK(got ==
+        std::vector<std::pair<std::uint32_t, std::uint32_t>>{{1, 1}, {0, 1}, {1, 2}, {0, 2}});
+  // Same survival and position: the lower id first, wherever it sits in the batch.
+  s = {0.9f, 0.9f};
+  positive = {1, 1};
+  rows = {&s[0], &s[1]};
+  merge.reset(rows, positive, ids);
+  CHECK(merge.top().request == 1);  // id 3
+}
+
+TEST_CASE("merge: a batch with no positive survival is empty at once, in both modes") {
+  CandidateMerge merge;
+  for (std::size_t requests : {std::size_t{0}, std::size_t{3}, std::size_t{40}}) {
+    std::vector<float> s(requests * 2, 0.0f);
+    std::vector<int> positive(requests, 0);
+    std::vector<const float*> rows(requests, s.data());
+    std::vector<std::uint64_t> ids(requests);
+    for (std::size_t r = 0; r < requests; ++r) ids[r] = r;
+    merge.reset(rows, positive, ids);
+    CHECK(merge.empty());
+  }
+}
