@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 SPARKSIM := $(BUILD)/sparksim
 DEMO_OUT ?= out/demo
 
-.PHONY: deps configure build demo demo-run test format format-check tidy bench clean
+.PHONY: deps configure build demo demo-run test test-sanitize format format-check tidy bench clean
 
 deps:
 	@./scripts/install_deps.sh
@@ -31,6 +31,16 @@ demo-run: build
 
 test: build format-check
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The whole C++ suite again, built with AddressSanitizer + UndefinedBehaviorSanitizer in its own
+# build directory (RelWithDebInfo, so reports carry line numbers).
+SANITIZE_BUILD ?= build-sanitize
+test-sanitize: deps
+	@cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSPARKSIM_SANITIZE=ON >/dev/null
+	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+	@cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 # Replay speed (a benchmark, not a test): figures print, nothing is asserted.
 bench: build

@@ -4,9 +4,10 @@
 # per policy, how often the verdict was `distorted` (the false-alarm rate for rows claiming to be
 # lossless, the detection rate for unsafe ones) and the wall time per run. Asserts nothing: the
 # figures go into the report. Extra arguments after JOBS are passed to every run (e.g.
-# `--drafter parallel`). Usage: bench/lossless_error_rates.sh [BINARY] [SEEDS] [JOBS] [ARGS...]
+# `--drafter parallel`). BINARY defaults to $BUILD_DIR/sparksim (BUILD_DIR defaults to build).
+# Usage: [BUILD_DIR=DIR] bench/lossless_error_rates.sh [BINARY] [SEEDS] [JOBS] [ARGS...]
 set -euo pipefail
-bin=${1:-build/sparksim}
+bin=${1:-${BUILD_DIR:-build}/sparksim}
 seeds=${2:-100}
 jobs=${3:-1}
 shift $(( $# < 3 ? $# : 3 ))

@@ -44,8 +44,9 @@ CalibrateResult run_calibration(const CalibrateOptions& o) {
     problems.push_back("--heldout-fraction must be in (0, 1)");
   }
   if (!simulate && (!o.run.trace_path.empty() || !o.run.synthetic.empty())) {
-    problems.push_back("give --acceptance-log or a workload to simulate (--trace/--synthetic), "
-                       "not both");
+    problems.push_back(
+        "give --acceptance-log or a workload to simulate (--trace/--synthetic), "
+        "not both");
   }
   if (!simulate && looks_like_json_lines(o.acceptance_log)) {
     problems.push_back(o.acceptance_log +
@@ -84,8 +85,8 @@ CalibrateResult run_calibration(const CalibrateOptions& o) {
   auto [fit, held] = split_by_request(log.to_sample(), o.heldout_fraction, o.split_seed);
   if (fit.rows() == 0 || held.rows() == 0) {
     throw InputError(result.source + ": too few requests to hold some out (fit " +
-                     std::to_string(fit.rows()) + " rows, held out " +
-                     std::to_string(held.rows()) + ")");
+                     std::to_string(fit.rows()) + " rows, held out " + std::to_string(held.rows()) +
+                     ")");
   }
   result.rows_fit = static_cast<std::int64_t>(fit.rows());
   result.rows_heldout = static_cast<std::int64_t>(held.rows());
@@ -111,16 +112,13 @@ CalibrateResult run_calibration(const CalibrateOptions& o) {
 std::string format_calibration(const CalibrateResult& r) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line,
-                "STS fitted on %lld request-steps, evaluated on %lld held-out ones (%s)\n",
-                static_cast<long long>(r.rows_fit), static_cast<long long>(r.rows_heldout),
-                r.source.c_str());
-  out += line;
+  // The source can be longer than `line` (a simulated run names its whole workload).
+  out += "STS fitted on " + std::to_string(r.rows_fit) + " request-steps, evaluated on " +
+         std::to_string(r.rows_heldout) + " held-out ones (" + r.source + ")\n";
   out += "pos  temperature   ECE before  after   ROC-AUC before  after   Brier before  after\n";
   for (std::size_t k = 0; k < r.temperatures.size(); ++k) {
-    std::snprintf(line, sizeof line,
-                  "%3zu  %11.3f   %10.4f  %6.4f  %14.4f  %6.4f  %12.4f  %6.4f\n", k + 1,
-                  r.temperatures[k], r.before[k].ece, r.after[k].ece, r.before[k].auc,
+    std::snprintf(line, sizeof line, "%3zu  %11.3f   %10.4f  %6.4f  %14.4f  %6.4f  %12.4f  %6.4f\n",
+                  k + 1, r.temperatures[k], r.before[k].ece, r.after[k].ece, r.before[k].auc,
                   r.after[k].auc, r.before[k].brier, r.after[k].brier);
     out += line;
   }

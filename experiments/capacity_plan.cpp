@@ -120,7 +120,10 @@ std::pair<std::string, std::string> split_entry(const std::string& entry,
 PlanEvaluation judge(const std::vector<SloTerm>& terms, FleetOutcome fleet) {
   PlanEvaluation e;
   e.meets = true;
-  if (fleet.requests_rejected_kv > 0) {
+  if (!fleet.infeasible.empty()) {
+    e.meets = false;
+    e.reason = fleet.infeasible;
+  } else if (fleet.requests_rejected_kv > 0) {
     e.meets = false;
     e.reason =
         std::to_string(fleet.requests_rejected_kv) + " requests never fit one replica's KV cache";
@@ -231,8 +234,28 @@ PlanResult run_plan(const PlanOptions& o) {
         "--closed-loop-users: a capacity plan serves a fixed stream of arrivals; give "
         "--trace or open-loop --synthetic");
   }
-  std::unique_ptr<FleetSimulator> fleet;
-  problems.check([&] { fleet = make_fleet_simulator(o.router); });
+  // Every router with every layout; a bad name or share is reported once.
+  std::vector<std::unique_ptr<FleetSimulator>> fleets;
+  if (o.routers.empty()) problems.add("--router: give at least one");
+  if (o.prefill_shares.empty()) problems.add("--prefill-share: give at least one");
+  for (const auto& router : o.routers) {
+    problems.check([&] { make_fleet_simulator(router); });
+  }
+  for (double share : o.prefill_shares) {
+    problems.check([&] { make_fleet_simulator("round-robin", share); });
+  }
+  if (problems.empty()) {
+    std::set<std::string> fleet_labels;
+    for (const auto& router : o.routers) {
+      for (double share : o.prefill_shares) {
+        fleets.push_back(make_fleet_simulator(router, share));
+        if (!fleet_labels.insert(router + " " + fleets.back()->layout()).second) {
+          problems.add("--router/--prefill-share: '" + router + "' with " +
+                       fleets.back()->layout() + " is given twice");
+        }
+      }
+    }
+  }
 
   std::vector<RunSetup> setups;
   std::set<std::string> seen;
@@ -265,6 +288,18 @@ PlanResult run_plan(const PlanOptions& o) {
       }
     }
   }
+  // A layout the profile or engine options cannot serve (a prefill pool needs KV bytes per
+  // token; --prefill separate excludes it) is reported now, not in the middle of the search.
+  for (const auto& fleet : fleets) {
+    for (const auto& setup : setups) {
+      try {
+        fleet->check(setup);
+      } catch (const InputError& e) {
+        const auto& known = problems.messages();
+        if (std::find(known.begin(), known.end(), e.what()) == known.end()) problems.add(e.what());
+      }
+    }
+  }
   problems.throw_if_any();
   if (setups.front().trace.requests.empty()) {
     throw InputError("the workload has no requests: nothing to plan for");
@@ -273,26 +308,33 @@ PlanResult run_plan(const PlanOptions& o) {
   const Profile& profile = setups.front().profile;
   result.profile_label = sweep_profile_label(profile);
   result.profile_source = profile.provenance.source;
-  result.router = fleet->router();
+  result.routers = o.routers;
+  for (double share : o.prefill_shares) {
+    result.layouts.push_back(make_fleet_simulator("round-robin", share)->layout());
+  }
   result.max_replicas = std::min<std::int64_t>(
       o.max_replicas, static_cast<std::int64_t>(setups.front().trace.requests.size()));
   const int jobs = o.jobs > 0 ? o.jobs : default_jobs();
 
   for (const auto& setup : setups) {
-    PolicyPlan plan;
-    plan.drafter = setup.engine.drafter.name;
-    plan.policy = setup.policy_spec.text();
-    plan.gpus_per_replica = setup.gpus;
-    plan.replicas = search_min_replicas(result.max_replicas, [&](std::int64_t n) {
-      plan.evaluations.push_back(judge(result.terms, fleet->simulate(setup, n, jobs)));
-      return plan.evaluations.back().meets;
-    });
-    result.plans.push_back(std::move(plan));
+    for (const auto& fleet : fleets) {
+      PolicyPlan plan;
+      plan.drafter = setup.engine.drafter.name;
+      plan.policy = setup.policy_spec.text();
+      plan.router = fleet->router();
+      plan.layout = fleet->layout();
+      plan.gpus_per_replica = setup.gpus;
+      plan.replicas = search_min_replicas(result.max_replicas, [&](std::int64_t n) {
+        plan.evaluations.push_back(judge(result.terms, fleet->simulate(setup, n, jobs)));
+        return plan.evaluations.back().meets;
+      });
+      result.plans.push_back(std::move(plan));
+    }
   }
 
   // Outputs.
-  std::string plan_csv = "drafter,policy,router,profile_source,status,replicas,gpus";
-  std::string search_csv = "drafter,policy,router,replicas,gpus,meets";
+  std::string plan_csv = "drafter,policy,router,layout,profile_source,status,replicas,gpus";
+  std::string search_csv = "drafter,policy,router,layout,replicas,prefill_replicas,gpus,meets";
   for (const auto& t : result.terms) {
     plan_csv += "," + t.name;
     search_csv += "," + t.name;
@@ -308,7 +350,8 @@ PlanResult run_plan(const PlanOptions& o) {
     CsvRow r(plan_csv);
     r.text(plan.drafter)
         .text(csv_cell(plan.policy))
-        .text(result.router)
+        .text(plan.router)
+        .text(plan.layout)
         .text(result.profile_source)
         .text(plan.replicas ? "met" : "unmet_within_max_replicas");
     if (e != nullptr) {
@@ -334,8 +377,10 @@ PlanResult run_plan(const PlanOptions& o) {
       CsvRow s(search_csv);
       s.text(plan.drafter)
           .text(csv_cell(plan.policy))
-          .text(result.router)
+          .text(plan.router)
+          .text(plan.layout)
           .integer(ev.fleet.replicas)
+          .integer(ev.fleet.prefill_replicas)
           .integer(ev.fleet.gpus)
           .integer(ev.meets ? 1 : 0);
       for (double v : ev.values) s.fixed(v, 6);
@@ -361,7 +406,8 @@ PlanResult run_plan(const PlanOptions& o) {
   config["requests"] = setups.front().trace.requests.size();
   config["slo"] = nlohmann::ordered_json::array();
   for (const auto& t : result.terms) config["slo"].push_back(t.text());
-  config["router"] = result.router;
+  config["routers"] = result.routers;
+  config["layouts"] = result.layouts;
   config["max_replicas"] = result.max_replicas;
   config["policies"] = nlohmann::ordered_json::array();
   for (const auto& p : result.plans) config["policies"].push_back(p.drafter + "+" + p.policy);
@@ -383,7 +429,11 @@ PlanResult run_plan(const PlanOptions& o) {
 }
 
 std::string plan_answer(const PlanResult& result, const PolicyPlan& plan) {
-  std::string line = plan.drafter + " + " + plan.policy + ": ";
+  std::string line = plan.drafter + " + " + plan.policy;
+  if (result.routers.size() * result.layouts.size() > 1) {
+    line += " [" + plan.router + ", " + plan.layout + "]";
+  }
+  line += ": ";
   if (!plan.replicas) {
     const PlanEvaluation* e = plan.at(result.max_replicas);
     line += "cannot meet the SLO with up to " + std::to_string(result.max_replicas) + " replicas";

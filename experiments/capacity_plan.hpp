@@ -1,6 +1,8 @@
 // Capacity planning: the fewest replicas (and GPUs) that serve a trace within a latency/speed SLO,
-// per verification policy. Each candidate replica count is simulated (FleetSimulator) and judged
-// on the pooled per-request samples; a doubling search then bisection finds the minimum.
+// per verification policy, and per fleet (router × colocated or disaggregated layout) when several
+// are compared. Each candidate replica count is simulated (FleetSimulator: independent runs or the
+// cluster layer) and judged on the pooled per-request samples; a doubling search then bisection
+// finds the minimum.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +54,8 @@ struct PlanEvaluation {
 struct PolicyPlan {
   std::string drafter;
   std::string policy;
+  std::string router;  // the fleet: router and layout (FleetSimulator's names)
+  std::string layout;
   std::optional<std::int64_t> replicas;  // nullopt: unmet within max_replicas
   std::int64_t gpus_per_replica = 1;
   std::vector<PlanEvaluation> evaluations;  // in the order run
@@ -63,7 +67,8 @@ struct PlanOptions {
   std::vector<std::string> policies;  // "drafter+policy" or "policy" (with `default_drafter`)
   std::string default_drafter = "dspark-7";
   std::string slo;
-  std::string router = "round-robin";
+  std::vector<std::string> routers = {"round-robin"};  // each compared with each layout
+  std::vector<double> prefill_shares = {0};  // layouts: 0 = colocated, S in (0, 1) = disaggregated
   std::int64_t max_replicas = 64;
   int jobs = 0;
   std::string out_dir;
@@ -73,18 +78,20 @@ struct PlanResult {
   std::vector<SloTerm> terms;
   std::string profile_label;
   std::string profile_source;
-  std::string router;
+  std::vector<std::string> routers;
+  std::vector<std::string> layouts;
   std::int64_t max_replicas = 0;  // after capping at the trace's request count
-  std::vector<PolicyPlan> plans;
+  std::vector<PolicyPlan> plans;  // policy-major, then router, then layout
 };
 
 // Validates everything first (SLO, every policy entry prepared as `sparksim run` would, the
-// router, an open-loop workload), then searches each policy and writes DIR/plan.csv,
-// DIR/search.csv and DIR/config.json.
+// routers and layouts, an open-loop workload), then searches each policy and fleet and writes
+// DIR/plan.csv, DIR/search.csv and DIR/config.json.
 PlanResult run_plan(const PlanOptions& options);
 
-// The one-line answer for a policy, e.g. "dspark-7 + async-topk: 3 replicas (3 GPUs) meet
-// ttft_p99_ms<=2000 (1234.5), ...; 2 replicas miss: ttft_p99_ms 3456.7 > 2000".
+// The one-line answer for a policy (and fleet, "[kv-aware, colocated]", when several), e.g.
+// "dspark-7 + async-topk: 3 replicas (3 GPUs) meet ttft_p99_ms<=2000 (1234.5), ...; 2 replicas
+// miss: ttft_p99_ms 3456.7 > 2000".
 std::string plan_answer(const PlanResult& result, const PolicyPlan& plan);
 
 }  // namespace sparksim

@@ -1,14 +1,14 @@
 // Validation, execution and output of one simulation run.
 #include "experiments/run_experiment.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
+
+#include <unistd.h>
 
 #include "common/csv_row.hpp"
 #include "common/input_error.hpp"
@@ -239,9 +239,9 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
     const std::string& reproduced = acceptance->reproduces();
     acceptance = std::make_unique<AcceptanceLogRecorder>(
         std::move(acceptance), *acceptance_log,
-        AcceptanceLogHeader{setup.engine.drafter.gamma, setup.engine.drafter.name,
-                            setup.profile.target,
-                            reproduced.empty() ? setup.acceptance_spec.text() : reproduced, o.seed});
+        AcceptanceLogHeader{
+            setup.engine.drafter.gamma, setup.engine.drafter.name, setup.profile.target,
+            reproduced.empty() ? setup.acceptance_spec.text() : reproduced, o.seed});
   }
   MetricsCollector metrics(requests_csv);
   Engine engine(setup.engine, time_model, sps, *acceptance, *policy, metrics);
@@ -268,8 +268,8 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
   s["drafter"] = setup.engine.drafter.name;
   s["policy"] = setup.policy_spec.text();
   // A replay reports the acceptance spec recorded in its log, so it reproduces the summary.
-  s["acceptance"] = acceptance->reproduces().empty() ? setup.acceptance_spec.text()
-                                                     : acceptance->reproduces();
+  s["acceptance"] =
+      acceptance->reproduces().empty() ? setup.acceptance_spec.text() : acceptance->reproduces();
   s["acceptance_notes"] = acceptance->notes();
   s["seed"] = o.seed;
   s["requests_total"] = out.stats.requests_submitted;

@@ -36,8 +36,9 @@ void print_comparison(const SpecBenchData& data, const Heterogeneity& h, int rep
       "heterogeneity: request_sd %.3f, latent_sd %.3f, latent_rho %.3f (logit scale); %d "
       "simulated replicas of each question, seed %llu\n\n",
       h.request_sd, h.latent_sd, h.latent_rho, replicas, static_cast<unsigned long long>(seed));
-  std::printf("| category | domain | requests | steps | tau real / sim | per-request tau p10 / p50 "
-              "/ p90 real | sim | lag-1 real / sim |\n");
+  std::printf(
+      "| category | domain | requests | steps | tau real / sim | per-request tau p10 / p50 "
+      "/ p90 real | sim | lag-1 real / sim |\n");
   std::printf("|---|---|---:|---:|---|---|---|---|\n");
   std::vector<std::string> rows = data.categories;
   rows.push_back("");
@@ -46,13 +47,13 @@ void print_comparison(const SpecBenchData& data, const Heterogeneity& h, int rep
     const SpreadStats sim = specbench_simulated_stats(data, c, h, replicas, seed);
     Domain d = Domain::kChat;
     specbench_domain(c, d);
-    std::printf("| %s | %s | %lld | %lld | %.2f / %.2f | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f | "
-                "%.2f / %.2f |\n",
-                c.empty() ? "**all**" : c.c_str(),
-                c.empty() ? "" : std::string(domain_name(d)).c_str(),
-                static_cast<long long>(real.requests), static_cast<long long>(real.steps),
-                real.tau_mean, sim.tau_mean, real.tau_p10, real.tau_p50, real.tau_p90, sim.tau_p10,
-                sim.tau_p50, sim.tau_p90, real.lag1, sim.lag1);
+    std::printf(
+        "| %s | %s | %lld | %lld | %.2f / %.2f | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f | "
+        "%.2f / %.2f |\n",
+        c.empty() ? "**all**" : c.c_str(), c.empty() ? "" : std::string(domain_name(d)).c_str(),
+        static_cast<long long>(real.requests), static_cast<long long>(real.steps), real.tau_mean,
+        sim.tau_mean, real.tau_p10, real.tau_p50, real.tau_p90, sim.tau_p10, sim.tau_p50,
+        sim.tau_p90, real.lag1, sim.lag1);
   }
   std::printf("\nper-step accepted length (tokens committed per step), fraction of steps:\n\n");
   std::printf("| category | |");
@@ -131,8 +132,8 @@ void add_heterogeneity_command(CLI::App& app) {
       std::printf("grid search (%zu points), best 8 by loss:\n", points.size());
       for (std::size_t i = 0; i < std::min<std::size_t>(8, points.size()); ++i) {
         const Heterogeneity& p = points[i].heterogeneity;
-        std::printf("  request_sd %.2f  latent_sd %.2f  latent_rho %.2f  loss %.4f\n",
-                    p.request_sd, p.latent_sd, p.latent_rho, points[i].loss);
+        std::printf("  request_sd %.2f  latent_sd %.2f  latent_rho %.2f  loss %.4f\n", p.request_sd,
+                    p.latent_sd, p.latent_rho, points[i].loss);
       }
       std::printf("\n");
       h = points.front().heterogeneity;

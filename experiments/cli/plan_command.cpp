@@ -37,7 +37,12 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--prefill", r.prefill, "chunked | separate")->capture_default_str();
   cmd->add_option("--kv-capacity-tokens", r.kv_capacity_tokens,
                   "override the profile's KV capacity (0 = from the profile)");
-  cmd->add_option("--router", o->router, "how requests spread over replicas: round-robin")
+  cmd->add_option("--router", o->routers,
+                  "routers to compare: round-robin | least-loaded | kv-aware (one or more)")
+      ->capture_default_str();
+  cmd->add_option("--prefill-share", o->prefill_shares,
+                  "layouts to compare: 0 = colocated, S in (0, 1) = that share of the replicas "
+                  "prefill and hand KV to the rest (one or more)")
       ->capture_default_str();
   cmd->add_option("--max-replicas", o->max_replicas, "search no further than this")
       ->capture_default_str();
@@ -50,8 +55,14 @@ void add_plan_command(CLI::App& app) {
     std::printf("profile   %s\n", result.profile_label.c_str());
     std::string slo;
     for (const auto& t : result.terms) slo += (slo.empty() ? "" : ", ") + t.text();
-    std::printf("slo       %s; router %s; up to %lld replicas\n", slo.c_str(),
-                result.router.c_str(), static_cast<long long>(result.max_replicas));
+    const auto join = [](const std::vector<std::string>& names) {
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      return all;
+    };
+    std::printf("slo       %s; router %s; layout %s; up to %lld replicas\n", slo.c_str(),
+                join(result.routers).c_str(), join(result.layouts).c_str(),
+                static_cast<long long>(result.max_replicas));
     for (const auto& plan : result.plans) {
       std::printf("%s\n", plan_answer(result, plan).c_str());
     }

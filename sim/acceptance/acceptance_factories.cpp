@@ -40,7 +40,7 @@ std::unique_ptr<AcceptanceModel> make_calibrated_acceptance(const NamedSpec& spe
   const std::string sts = spec_path(spec, "sts");
   const std::string curves_path = spec_path(spec, "curves");
   const std::string target = spec.get_choice("target", context.target,
-                                                {"qwen3-4b", "qwen3-8b", "qwen3-14b", "gemma4-12b"});
+                                             {"qwen3-4b", "qwen3-8b", "qwen3-14b", "gemma4-12b"});
   CalibratedModelConfig config;
   Heterogeneity& h = config.heterogeneity;
   h.request_sd = spec.get_double("request_sd", h.request_sd, 0.0, 4.0);

@@ -49,8 +49,8 @@ void AcceptanceLogRecorder::draft(std::span<const DraftSlot> slots, int gamma,
                                   std::span<float> confidences, std::span<int> hidden_accepted) {
   inner_->draft(slots, gamma, confidences, hidden_accepted);
   confidences_.assign(confidences.begin(),
-                      confidences.begin() +
-                          static_cast<std::ptrdiff_t>(slots.size() * static_cast<std::size_t>(gamma)));
+                      confidences.begin() + static_cast<std::ptrdiff_t>(
+                                                slots.size() * static_cast<std::size_t>(gamma)));
   hidden_.assign(hidden_accepted.begin(),
                  hidden_accepted.begin() + static_cast<std::ptrdiff_t>(slots.size()));
 }
@@ -88,9 +88,9 @@ void AcceptanceLogRecorder::on_request_left(std::uint64_t request_id) {
 }
 
 const AcceptanceLog::Range* AcceptanceLog::find(std::uint64_t request_id) const {
-  const auto it = std::lower_bound(
-      requests.begin(), requests.end(), request_id,
-      [](const Range& r, std::uint64_t id) { return r.request_id < id; });
+  const auto it =
+      std::lower_bound(requests.begin(), requests.end(), request_id,
+                       [](const Range& r, std::uint64_t id) { return r.request_id < id; });
   return it != requests.end() && it->request_id == request_id ? &*it : nullptr;
 }
 
@@ -136,8 +136,8 @@ class RowParser {
       fail(std::string(column) + " is '" + std::string(f) + "'; must be an integer");
     }
     if (v < min || v > max) {
-      fail(std::string(column) + " is " + std::string(f) + "; must be in [" +
-           std::to_string(min) + ", " + std::to_string(max) + "]");
+      fail(std::string(column) + " is " + std::string(f) + "; must be in [" + std::to_string(min) +
+           ", " + std::to_string(max) + "]");
     }
     return v;
   }
@@ -169,7 +169,8 @@ AcceptanceLogHeader parse_header(const std::string& line, const std::string& pat
   if (line.rfind(kMagic, 0) != 0) {
     throw InputError(path, 1,
                      "not a sparksim acceptance log: the first line must start with '" +
-                         std::string(kMagic) + "' (write one with `sparksim run "
+                         std::string(kMagic) +
+                         "' (write one with `sparksim run "
                          "--write-acceptance-log`)");
   }
   AcceptanceLogHeader h;
@@ -185,11 +186,11 @@ AcceptanceLogHeader parse_header(const std::string& line, const std::string& pat
   bool have_gamma = false;
   while (words >> word) {
     const auto eq = word.find('=');
-    const std::string key = word.substr(0, eq), value = eq == std::string::npos ? "" : word.substr(eq + 1);
+    const std::string key = word.substr(0, eq),
+                      value = eq == std::string::npos ? "" : word.substr(eq + 1);
     if (key == "gamma") {
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), h.gamma);
-      if (ec != std::errc() || end != value.data() + value.size() || h.gamma < 1 ||
-          h.gamma > 64) {
+      if (ec != std::errc() || end != value.data() + value.size() || h.gamma < 1 || h.gamma > 64) {
         throw InputError(path, 1, "gamma=" + value + " in the header; must be an integer in 1..64");
       }
       have_gamma = true;
@@ -219,8 +220,9 @@ AcceptanceLog read_acceptance_log(std::istream& in, const std::string& path) {
   if (!std::getline(in, line)) throw InputError(path, 2, "has no column header");
   if (!line.empty() && line.back() == '\r') line.pop_back();
   if (line != expected) {
-    throw InputError(path, 2, "column header is '" + line + "'; for gamma=" +
-                                  std::to_string(gamma) + " it must be '" + expected + "'");
+    throw InputError(path, 2,
+                     "column header is '" + line + "'; for gamma=" + std::to_string(gamma) +
+                         " it must be '" + expected + "'");
   }
   std::vector<AcceptanceLog::Row> rows;
   std::vector<float> conf;
@@ -250,7 +252,8 @@ AcceptanceLog read_acceptance_log(std::istream& in, const std::string& path) {
     row.generated = p.integer<std::int64_t>("generated", 0, INT64_MAX);
     row.verified = p.integer<int>("verified", 0, gamma);
     row.accepted = p.integer<int>("first_rejected", 1, gamma + 1) - 1;
-    for (int k = 0; k < gamma; ++k) conf.push_back(p.probability(names[static_cast<std::size_t>(k)]));
+    for (int k = 0; k < gamma; ++k)
+      conf.push_back(p.probability(names[static_cast<std::size_t>(k)]));
     p.finish();
     rows.push_back(row);
   }
@@ -285,7 +288,8 @@ AcceptanceLog read_acceptance_log(std::istream& in, const std::string& path) {
                            " before this one; a request's steps must run 0, 1, 2, ...");
     }
     log.rows.push_back(r);
-    log.confidences.insert(log.confidences.end(), conf.begin() + static_cast<std::ptrdiff_t>(order[i] * g),
+    log.confidences.insert(log.confidences.end(),
+                           conf.begin() + static_cast<std::ptrdiff_t>(order[i] * g),
                            conf.begin() + static_cast<std::ptrdiff_t>((order[i] + 1) * g));
     ++range.count;
   }

@@ -67,8 +67,8 @@ struct AcceptanceLog {
     int verified = 0;
     int accepted = 0;  // first_rejected - 1
   };
-  std::vector<Row> rows;            // sorted by (request_id, decode_step)
-  std::vector<float> confidences;   // rows.size() * gamma, in the same order
+  std::vector<Row> rows;           // sorted by (request_id, decode_step)
+  std::vector<float> confidences;  // rows.size() * gamma, in the same order
   struct Range {
     std::uint64_t request_id = 0;
     std::size_t first = 0, count = 0;

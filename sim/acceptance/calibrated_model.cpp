@@ -48,7 +48,8 @@ CalibratedAcceptanceModel::CalibratedAcceptanceModel(CalibratedModelConfig confi
     throw std::invalid_argument("STS temperatures must have one entry per position");
   }
   const Heterogeneity& h = config_.heterogeneity;
-  const double reach = 6.0 * std::sqrt(h.request_sd * h.request_sd + h.latent_sd * h.latent_sd) + 0.1;
+  const double reach =
+      6.0 * std::sqrt(h.request_sd * h.request_sd + h.latent_sd * h.latent_sd) + 0.1;
   for (int d = 0; d < kDomainCount; ++d) {
     const std::vector<double>& curve = config_.curves.p[d];
     if (curve.size() < g) throw std::invalid_argument("acceptance curve shorter than gamma");
@@ -134,8 +135,7 @@ float CalibratedAcceptanceModel::latent_at(AcceptanceState& s, std::uint64_t req
 // -1; then σ's table index and offset as fast::sigmoid computes them. SSE2 intrinsics because
 // GCC leaves the scalar loop unvectorised (under -ftrapping-math it will not if-convert the float
 // compares); the fallback does the same operations in the same order.
-inline void CalibratedAcceptanceModel::sigmoid_arguments(const DomainTables& t,
-                                                         const float* noise,
+inline void CalibratedAcceptanceModel::sigmoid_arguments(const DomainTables& t, const float* noise,
                                                          const float* would_accept, float m,
                                                          int accepted, int count,
                                                          std::uint32_t* index, float* fraction) {
@@ -152,14 +152,16 @@ inline void CalibratedAcceptanceModel::sigmoid_arguments(const DomainTables& t,
                                       _mm_add_ps(_mm_load_ps(t.offset.data() + k), vm));
     const __m128 positive =
         _mm_or_ps(_mm_cmplt_ps(kf, va), _mm_and_ps(_mm_cmpgt_ps(kf, va), would));
-    const __m128 half = _mm_xor_ps(_mm_load_ps(t.half.data() + k), _mm_andnot_ps(positive, sign_bit));
+    const __m128 half =
+        _mm_xor_ps(_mm_load_ps(t.half.data() + k), _mm_andnot_ps(positive, sign_bit));
     const __m128 z = _mm_add_ps(
-        _mm_add_ps(_mm_load_ps(t.scaled_offset.data() + k), _mm_mul_ps(_mm_load_ps(t.scale.data() + k), vm)),
+        _mm_add_ps(_mm_load_ps(t.scaled_offset.data() + k),
+                   _mm_mul_ps(_mm_load_ps(t.scale.data() + k), vm)),
         _mm_add_ps(half, _mm_mul_ps(_mm_load_ps(t.signal.data() + k), _mm_load_ps(noise + k))));
-    const __m128 y = _mm_min_ps(
-        _mm_max_ps(_mm_add_ps(_mm_mul_ps(z, _mm_set1_ps(kPerUnit)), _mm_set1_ps(kShift)),
-                   _mm_setzero_ps()),
-        _mm_set1_ps(kTop));
+    const __m128 y =
+        _mm_min_ps(_mm_max_ps(_mm_add_ps(_mm_mul_ps(z, _mm_set1_ps(kPerUnit)), _mm_set1_ps(kShift)),
+                              _mm_setzero_ps()),
+                   _mm_set1_ps(kTop));
     const __m128 shifted = _mm_add_ps(y, magic);
     _mm_store_si128(reinterpret_cast<__m128i*>(index + k),
                     _mm_and_si128(_mm_castps_si128(shifted),
@@ -169,8 +171,7 @@ inline void CalibratedAcceptanceModel::sigmoid_arguments(const DomainTables& t,
 #else
   for (int k = 0; k < count; ++k) {
     const auto kf = static_cast<float>(k);
-    const bool positive =
-        kf < accepted_f || (kf > accepted_f && would_accept[k] < t.offset[k] + m);
+    const bool positive = kf < accepted_f || (kf > accepted_f && would_accept[k] < t.offset[k] + m);
     const float half = positive ? t.half[k] : -t.half[k];
     const float z = (t.scaled_offset[k] + t.scale[k] * m) + (half + t.signal[k] * noise[k]);
     const float y = std::min(std::max(z * kPerUnit + kShift, 0.0f), kTop);
@@ -202,8 +203,8 @@ void CalibratedAcceptanceModel::draft(std::span<const DraftSlot> slots, int gamm
       latent = latent_at(s, slot.request_id, rid, slot.decode_step);
     }
     const float m_exact = static_cast<float>(s[0]) + latent;
-    const float bin_f = fast::clamp((m_exact - t.m_lo) * kBinsPerUnit + 0.5f, 0.0f,
-                                    static_cast<float>(t.bins - 1));
+    const float bin_f =
+        fast::clamp((m_exact - t.m_lo) * kBinsPerUnit + 0.5f, 0.0f, static_cast<float>(t.bins - 1));
     const int bin = static_cast<int>(bin_f);
     const float m = t.m_lo + static_cast<float>(bin) * (1.0f / kBinsPerUnit);
 
@@ -224,7 +225,8 @@ void CalibratedAcceptanceModel::draft(std::span<const DraftSlot> slots, int gamm
     alignas(16) float noise[kMaxPositions] = {}, would_accept[kMaxPositions] = {};
     constexpr std::uint64_t kMask = fast::kNormalEntries - 1;
     std::uint64_t bits[(2 * kMaxPositions + 5) / 6];
-    for (int b = 0; b < (2 * gamma + 5) / 6; ++b) bits[b] = mix64(h + static_cast<std::uint64_t>(b + 1));
+    for (int b = 0; b < (2 * gamma + 5) / 6; ++b)
+      bits[b] = mix64(h + static_cast<std::uint64_t>(b + 1));
     const auto draw = [&](int field) {
       return (bits[field / 6] >> (fast::kNormalBits * (field % 6))) & kMask;
     };
@@ -308,7 +310,10 @@ ConfidenceHead tune_confidence_head(const CalibratedAcceptanceModel& model, Doma
                          ", the strongest head signal " + fmt(ceiling) + ")");
       }
       head.signal = bisect(
-          [&](double s) { return measure({s, head.sharpness}, true); }, *auc, 0.0, 8.0, 16);
+          [&](double s) {
+            return measure({s, head.sharpness}, true);
+          },
+          *auc, 0.0, 8.0, 16);
     }
     if (ece) {
       const double floor = measure({head.signal, 1.0}, false);
@@ -318,8 +323,11 @@ ConfidenceHead tune_confidence_head(const CalibratedAcceptanceModel& model, Doma
                          " (the most over-confident head gives " + fmt(ceiling) + ")");
       }
       head.sharpness = *ece <= floor ? 1.0
-                                     : bisect([&](double b) { return measure({head.signal, b}, false); },
-                                              *ece, 1.0, 25.0, 18);
+                                     : bisect(
+                                           [&](double b) {
+                                             return measure({head.signal, b}, false);
+                                           },
+                                           *ece, 1.0, 25.0, 18);
     }
   }
   return head;
@@ -338,8 +346,7 @@ MeanCurves load_curves_file(const std::string& path, int gamma) {
   for (const auto& [name, value] : domains.items()) {
     Domain d;
     if (!parse_domain(name, d)) {
-      f.fail(P("/domains") / name,
-             "unknown domain '" + name + "'; valid: " + valid_domain_list());
+      f.fail(P("/domains") / name, "unknown domain '" + name + "'; valid: " + valid_domain_list());
     }
   }
   MeanCurves curves;

@@ -47,9 +47,8 @@ struct CalibratedModelConfig {
   MeanCurves curves;  // one curve of >= gamma positions per domain
   int gamma = 7;
   Heterogeneity heterogeneity = default_heterogeneity();
-  std::array<ConfidenceHead, kDomainCount> head = {default_confidence_head(),
-                                                   default_confidence_head(),
-                                                   default_confidence_head()};
+  std::array<ConfidenceHead, kDomainCount> head = {
+      default_confidence_head(), default_confidence_head(), default_confidence_head()};
   std::vector<double> sts_temperatures;  // empty, or one per position
   std::uint64_t seed = 1;
 };
@@ -64,9 +63,7 @@ class CalibratedAcceptanceModel final : public AcceptanceModel {
   std::vector<std::string> notes() const override { return config_.curves.notes; }
 
   const CalibratedModelConfig& config() const { return config_; }
-  const std::vector<double>& logit_offsets(Domain d) const {
-    return offsets_[static_cast<int>(d)];
-  }
+  const std::vector<double>& logit_offsets(Domain d) const { return offsets_[static_cast<int>(d)]; }
 
   // Full-depth request-steps of `domain`: `requests` fresh requests (ids from first_id) each
   // drafting steps 0..steps_per_request-1. For tuning and tests.

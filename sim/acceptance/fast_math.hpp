@@ -35,7 +35,8 @@ inline const std::array<SigmoidPoint, kSigmoidPoints>& sigmoid_table() {
   static const std::array<SigmoidPoint, kSigmoidPoints> table = [] {
     std::array<SigmoidPoint, kSigmoidPoints> t{};
     for (int i = 0; i < kSigmoidPoints; ++i) {
-      const double z = -static_cast<double>(kSigmoidRange) + static_cast<double>(i) / kSigmoidPerUnit;
+      const double z =
+          -static_cast<double>(kSigmoidRange) + static_cast<double>(i) / kSigmoidPerUnit;
       const double s = 1.0 / (1.0 + std::exp(-z));
       t[static_cast<std::size_t>(i)] = {static_cast<float>(s),
                                         static_cast<float>(s * (1 - s) / kSigmoidPerUnit)};

@@ -2,6 +2,7 @@
 #include "sim/acceptance/log_replay_model.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <stdexcept>
 
 #include "common/input_error.hpp"
@@ -17,7 +18,8 @@ LogReplayModel::LogReplayModel(const std::string& path, const AcceptanceContext&
       gamma_(context.drafter.gamma),
       signal_(static_cast<float>(signal)),
       half_signal_sq_(static_cast<float>(0.5 * signal * signal)),
-      key_signal_(derive_seed(context.seed, static_cast<std::uint64_t>(StreamId::kAcceptanceSignal))) {
+      key_signal_(
+          derive_seed(context.seed, static_cast<std::uint64_t>(StreamId::kAcceptanceSignal))) {
   if (looks_like_json_lines(path)) {
     specbench_ = true;
     const SpecBenchData data = load_specbench(path);
@@ -34,9 +36,9 @@ LogReplayModel::LogReplayModel(const std::string& path, const AcceptanceContext&
       std::vector<int> all;
       for (const auto& turn : q.turns) all.insert(all.end(), turn.begin(), turn.end());
       lengths_.push_back(std::move(all));
-      curve_of_question_.push_back(static_cast<int>(
-          std::find(data.categories.begin(), data.categories.end(), q.category) -
-          data.categories.begin()));
+      curve_of_question_.push_back(
+          static_cast<int>(std::find(data.categories.begin(), data.categories.end(), q.category) -
+                           data.categories.begin()));
     }
     return;
   }
@@ -44,8 +46,8 @@ LogReplayModel::LogReplayModel(const std::string& path, const AcceptanceContext&
   if (log_.header.gamma != gamma_) {
     throw InputError(path, 1,
                      "the log was written with gamma=" + std::to_string(log_.header.gamma) +
-                         " but the drafter " + context.drafter.name + " has γ = " +
-                         std::to_string(gamma_));
+                         " but the drafter " + context.drafter.name +
+                         " has γ = " + std::to_string(gamma_));
   }
   reproduces_ = log_.header.acceptance;
   if (!log_.header.drafter.empty() && log_.header.drafter != context.drafter.name) {
@@ -113,7 +115,8 @@ void LogReplayModel::draft_specbench(const DraftSlot& slot, int gamma, float* ou
   hidden = accepted;
   const std::vector<float>& logits = curve_logits_[static_cast<std::size_t>(curve_of_question_[q])];
   const std::uint64_t rid = mix64(slot.request_id);
-  const std::uint64_t base = mix64(key_signal_ ^ rid ^ mix64(static_cast<std::uint64_t>(slot.decode_step)));
+  const std::uint64_t base =
+      mix64(key_signal_ ^ rid ^ mix64(static_cast<std::uint64_t>(slot.decode_step)));
   std::uint64_t noise_bits = 0, outcome_bits = 0;
   for (int k = 0; k < gamma; ++k) {
     const int lane = k % 6;
@@ -137,9 +140,12 @@ std::vector<std::string> LogReplayModel::notes() const {
   std::vector<std::string> notes;
   if (!drafter_note_.empty()) notes.push_back(drafter_note_);
   if (specbench_) {
+    // The float's shortest form ("1.35"), not its double expansion.
+    char signal[32];
+    const auto printed = std::to_chars(signal, signal + sizeof signal, signal_);
     notes.push_back("Spec-Bench replay of " + path_ + ": " + std::to_string(lengths_.size()) +
                     " questions; confidences synthesised (calibrated, head signal " +
-                    format_number(signal_) + ")");
+                    std::string(signal, printed.ptr) + ")");
   }
   if (requests_wrapped_ > 0) {
     notes.push_back(std::to_string(requests_wrapped_) +

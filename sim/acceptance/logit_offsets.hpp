@@ -23,9 +23,9 @@ struct Heterogeneity {
 
 // Offsets a_1..a_γ for the target conditional curve `mean_curve` (probabilities in [0, 1]).
 // Integrates over d and x on a grid out to ±6 sd (trapezoid rule; the error, below 1e-8, is the
-// truncation of the Gaussian tails; see grid_step in the .cpp); safeguarded Newton to 1e-12; the step weighting is a fixed point
-// iterated to convergence. A position whose predecessors are never all accepted gets its
-// predecessor's offset (its conditional acceptance is undefined).
+// truncation of the Gaussian tails; see grid_step in the .cpp); safeguarded Newton to 1e-12; the
+// step weighting is a fixed point iterated to convergence. A position whose predecessors are never
+// all accepted gets its predecessor's offset (its conditional acceptance is undefined).
 std::vector<double> solve_logit_offsets(std::span<const double> mean_curve,
                                         const Heterogeneity& heterogeneity);
 

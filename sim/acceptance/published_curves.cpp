@@ -202,7 +202,8 @@ MeanCurves published_mean_curves(const DrafterSpec& drafter, const std::string& 
     const auto domain = static_cast<Domain>(d);
     const auto fig2 = figure2_curve(drafter.family, domain);
     std::vector<double> base(static_cast<std::size_t>(extended));
-    for (int k = 0; k < extended; ++k) base[k] = logit(fig2[static_cast<std::size_t>(std::min(k, 6))]);
+    for (int k = 0; k < extended; ++k)
+      base[k] = logit(fig2[static_cast<std::size_t>(std::min(k, 6))]);
     // Step 2: the target's Table 1 τ at γ = 7.
     const double tau7 = table1_domain_tau(row_target, drafter.family, domain);
     const double delta =
@@ -220,8 +221,8 @@ MeanCurves published_mean_curves(const DrafterSpec& drafter, const std::string& 
     for (std::size_t i = 0; i + 1 < kFigure4Gammas.size(); ++i) {
       const int g0 = kFigure4Gammas[i], g1 = kFigure4Gammas[i + 1];
       if (g >= g0 && g <= g1) {
-        ratio = (fig4[i] + (fig4[i + 1] - fig4[i]) * (g - g0) / static_cast<double>(g1 - g0)) /
-                fig4[1];
+        ratio =
+            (fig4[i] + (fig4[i + 1] - fig4[i]) * (g - g0) / static_cast<double>(g1 - g0)) / fig4[1];
       }
     }
     std::vector<double> b = base;

@@ -55,7 +55,8 @@ std::vector<double> fit_sts_temperatures(const ConfidenceSample& sample,
       }
     }
     const double lo = options.t_min * std::pow(ratio, std::max(0, best_i - 1));
-    const double hi = options.t_min * std::pow(ratio, std::min(options.grid_points - 1, best_i + 1));
+    const double hi =
+        options.t_min * std::pow(ratio, std::min(options.grid_points - 1, best_i + 1));
     for (int i = 0; i < options.refine_points; ++i) {
       const double t = lo + (hi - lo) * i / (options.refine_points - 1);
       const double e = ece_at(t, prefix, z, y, scratch);

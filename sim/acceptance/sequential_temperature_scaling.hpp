@@ -30,7 +30,8 @@ struct StsOptions {
 };
 
 // Temperatures T_1..T_γ fitted on `fit`.
-std::vector<double> fit_sts_temperatures(const ConfidenceSample& fit, const StsOptions& options = {});
+std::vector<double> fit_sts_temperatures(const ConfidenceSample& fit,
+                                         const StsOptions& options = {});
 
 // Splits rows by request (all steps of a request land on the same side): a request is held out
 // when a hash of (request id, seed) falls below `heldout_fraction`. Returns {fit, held-out}.

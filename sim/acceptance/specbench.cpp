@@ -74,8 +74,8 @@ struct StatsBuilder {
     SpreadStats s;
     s.requests = static_cast<std::int64_t>(taus.size());
     s.steps = total_steps;
-    s.tau_mean = total_steps ? static_cast<double>(total_tokens) / static_cast<double>(total_steps)
-                             : 0.0;
+    s.tau_mean =
+        total_steps ? static_cast<double>(total_tokens) / static_cast<double>(total_steps) : 0.0;
     std::sort(taus.begin(), taus.end());
     if (!taus.empty()) {
       s.tau_p10 = sorted_percentile(taus, 10);
@@ -85,7 +85,8 @@ struct StatsBuilder {
     s.lag1 = pearson(pairs);
     std::int64_t n = 0;
     for (auto c : counts) n += c;
-    for (auto c : counts) s.histogram.push_back(n ? static_cast<double>(c) / static_cast<double>(n) : 0.0);
+    for (auto c : counts)
+      s.histogram.push_back(n ? static_cast<double>(c) / static_cast<double>(n) : 0.0);
     return s;
   }
   std::vector<std::int64_t> counts;
@@ -146,7 +147,8 @@ SpecBenchData load_specbench(const std::string& path) {
     if (!j.contains("category") || !j["category"].is_string()) fail("category is missing");
     q.category = j["category"].get<std::string>();
     if (!specbench_domain(q.category, q.domain)) {
-      fail("category '" + q.category + "' has no domain mapping (known: writing, roleplay, "
+      fail("category '" + q.category +
+           "' has no domain mapping (known: writing, roleplay, "
            "reasoning, math, coding, extraction, stem, humanities, translation, summarization, "
            "qa, math_reasoning, rag)");
     }
@@ -164,7 +166,8 @@ SpecBenchData load_specbench(const std::string& path) {
       std::int64_t sum = 0;
       for (const auto& v : turn["accept_lengths"]) {
         if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > 64) {
-          fail(where + ".accept_lengths holds " + v.dump() + "; every entry must be an integer in "
+          fail(where + ".accept_lengths holds " + v.dump() +
+               "; every entry must be an integer in "
                "1..64 (tokens committed per step)");
         }
         lengths.push_back(v.get<int>());
@@ -173,12 +176,12 @@ SpecBenchData load_specbench(const std::string& path) {
       }
       if (turn.contains("decoding_steps") &&
           turn["decoding_steps"] != static_cast<std::int64_t>(lengths.size())) {
-        fail(where + ".decoding_steps is " + turn["decoding_steps"].dump() + " but accept_lengths has " +
-             std::to_string(lengths.size()) + " entries");
+        fail(where + ".decoding_steps is " + turn["decoding_steps"].dump() +
+             " but accept_lengths has " + std::to_string(lengths.size()) + " entries");
       }
       if (turn.contains("new_tokens") && turn["new_tokens"] != sum) {
-        fail(where + ".new_tokens is " + turn["new_tokens"].dump() + " but accept_lengths sums to " +
-             std::to_string(sum));
+        fail(where + ".new_tokens is " + turn["new_tokens"].dump() +
+             " but accept_lengths sums to " + std::to_string(sum));
       }
       q.turns.push_back(std::move(lengths));
     }
@@ -211,7 +214,8 @@ std::vector<double> specbench_mean_curve(const SpecBenchData& data, const std::s
   std::vector<double> curve(static_cast<std::size_t>(gamma), 0.0);
   for (int k = 1; k <= gamma; ++k) {
     const double before = reached[static_cast<std::size_t>(k - 1)];
-    curve[static_cast<std::size_t>(k - 1)] = before > 0 ? reached[static_cast<std::size_t>(k)] / before : 0.0;
+    curve[static_cast<std::size_t>(k - 1)] =
+        before > 0 ? reached[static_cast<std::size_t>(k)] / before : 0.0;
   }
   return curve;
 }
@@ -249,7 +253,8 @@ SpreadStats specbench_simulated_stats(const SpecBenchData& data, const std::stri
     if (!in_category(q, category)) continue;
     CalibratedAcceptanceModel& model = *models.at(q.category);
     for (int rep = 0; rep < replicas; ++rep) {
-      const std::uint64_t id = qi * static_cast<std::uint64_t>(replicas) + static_cast<std::uint64_t>(rep);
+      const std::uint64_t id =
+          qi * static_cast<std::uint64_t>(replicas) + static_cast<std::uint64_t>(rep);
       AcceptanceState state{};
       model.init_request(id, q.domain, state);
       std::int64_t step = 0, tokens = 0;

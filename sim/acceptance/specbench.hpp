@@ -51,7 +51,7 @@ std::vector<double> specbench_mean_curve(const SpecBenchData& data, const std::s
 
 struct SpreadStats {
   std::int64_t requests = 0, steps = 0;
-  double tau_mean = 0;  // pooled: tokens / steps
+  double tau_mean = 0;                           // pooled: tokens / steps
   double tau_p10 = 0, tau_p50 = 0, tau_p90 = 0;  // of per-request τ
   double lag1 = 0;  // autocorrelation of consecutive per-step lengths within a request (turn)
   std::vector<double> histogram;  // fraction of steps committing 1, 2, ..., max_length tokens

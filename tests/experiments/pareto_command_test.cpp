@@ -158,6 +158,8 @@ TEST_CASE("a bad config fails before any point runs and lists every problem") {
   text.replace(text.find("[2, 16]"), 7, "[]");
   text.replace(text.find("\"tok_s_per_user_percentile\": 20"), 31,
                "\"tok_s_per_user_percentile\": 120, \"colour\": 1");
+  // Without an mtp1 system and without "baseline", the tiers have nothing to compare against.
+  text.replace(text.find("{\"drafter\": \"mtp1\""), 18, "{\"drafter\": \"dspark-7\"");
   const auto config = write_config(dir, text);
   const auto r =
       run_cli("pareto --config " + config + " --jobs 2 --out " + (dir / "out").string(), dir);
@@ -168,6 +170,7 @@ TEST_CASE("a bad config fails before any point runs and lists every problem") {
                                                 "'no-such-policy'; valid: static"));
   CHECK_THAT(r.output, Catch::Contains(config + ":12: tok_s_per_user_percentile is 120"));
   CHECK_THAT(r.output, Catch::Contains(config + ":12: unknown key 'colour'"));
+  CHECK_THAT(r.output, Catch::Contains(config + ":13: tiers_tok_s_per_user needs a baseline"));
   CHECK_FALSE(fs::exists(dir / "out"));
   for (const auto& e : fs::directory_iterator(dir)) {
     CHECK(e.path().filename().string().find("partial") == std::string::npos);

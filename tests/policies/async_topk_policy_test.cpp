@@ -1,6 +1,7 @@
 // async-topk: hand-computed lag behaviour (Appendix A's SPS), new requests as survival 1, the
 // staircase jump early-stop greedy cannot make, current-step ranking and ties, forgetting, and
-// agreement with a plain reference over random multi-step runs with requests joining and leaving.
+// agreement with a plain reference over random multi-step runs with requests joining, leaving and
+// sitting steps out (which also checks the reuse of an earlier step's candidate order).
 #include "policies/async_topk_policy.hpp"
 
 #include <map>
@@ -153,12 +154,19 @@ TEST_CASE("async-topk matches a plain reference over random runs with churn") {
       const std::size_t cap = gentle ? 8 : 60;
       for (int j = 0; j < joins && running.size() < cap; ++j) running.push_back(next_id++);
       if (running.empty()) running.push_back(next_id++);
+      // Some requests seen before sit a step out without leaving (as in a chunked-prefill pause):
+      // the policy is not told, and must not take their older history for this step's.
+      std::vector<std::uint64_t> batch_ids;
+      for (std::uint64_t id : running) {
+        if (history.count(id) == 0 || rng() % 8 != 0) batch_ids.push_back(id);
+      }
+      if (batch_ids.empty()) batch_ids.push_back(running.front());
       OwnedBatch current;
       current.gamma = gamma;
-      current.ids = running;
-      current.contexts.assign(running.size(), 100);
+      current.ids = batch_ids;
+      current.contexts.assign(batch_ids.size(), 100);
       OwnedBatch lagged = current;
-      for (std::uint64_t id : running) {
+      for (std::uint64_t id : batch_ids) {
         std::vector<float> c(gamma);
         for (auto& x : c) x = static_cast<float>(rng() % 11) / 10.0f;
         current.confidences.insert(current.confidences.end(), c.begin(), c.end());
@@ -174,7 +182,7 @@ TEST_CASE("async-topk matches a plain reference over random runs with churn") {
           reference_global_count(reference_order(lagged.view()), requests, sps);
       const auto order = reference_order(current.view());
       const auto expected = lengths_of_prefix(order, requests, std::min(capacity, order.size()));
-      std::vector<int> lengths(running.size(), -1);
+      std::vector<int> lengths(batch_ids.size(), -1);
       policy.schedule(current.view(), sps, lengths);
       INFO("lag " << lag << " gentle " << gentle << " step " << t);
       REQUIRE(policy.last_capacity() == static_cast<std::int64_t>(capacity));

@@ -1,12 +1,13 @@
 // Acceptance logs: the recorder writes what the model drew, bit for bit; the replay model gives
 // it back per (request, step) under any batch; malformed logs fail at their line.
-#include <catch2/catch.hpp>
+#include "sim/acceptance/acceptance_log.hpp"
 
 #include <sstream>
 
+#include <catch2/catch.hpp>
+
 #include "acceptance_test_support.hpp"
 #include "common/input_error.hpp"
-#include "sim/acceptance/acceptance_log.hpp"
 #include "sim/acceptance/calibrated_model.hpp"
 #include "sim/acceptance/log_replay_model.hpp"
 
@@ -119,19 +120,19 @@ TEST_CASE("malformed logs fail at the offending line") {
   const std::string ok = "0,0,chat,0,2,3,0.9,0.8\n";
   expect("magic.csv", "request_id,decode_step\n", ":1:", "not a sparksim acceptance log");
   expect("columns.csv",
-         "# sparksim acceptance log v1: gamma=2\nrequest_id,decode_step,domain,c1,c2\n", ":2:",
-         "column header");
-  expect("probability.csv", kHeader + ok + "0,1,chat,3,2,2,0.9,1.5\n", ":4:",
-         "c2 is 1.5; must be a probability in [0, 1]");
+         "# sparksim acceptance log v1: gamma=2\nrequest_id,decode_step,domain,c1,c2\n",
+         ":2:", "column header");
+  expect("probability.csv", kHeader + ok + "0,1,chat,3,2,2,0.9,1.5\n",
+         ":4:", "c2 is 1.5; must be a probability in [0, 1]");
   expect("negative.csv", kHeader + "0,0,chat,0,2,3,-0.1,0.8\n", ":3:", "c1 is -0.1");
   expect("text.csv", kHeader + "0,0,chat,0,2,3,high,0.8\n", ":3:", "c1 is 'high'");
-  expect("rejected.csv", kHeader + "0,0,chat,0,2,4,0.9,0.8\n", ":3:",
-         "first_rejected is 4; must be in [1, 3]");
+  expect("rejected.csv", kHeader + "0,0,chat,0,2,4,0.9,0.8\n",
+         ":3:", "first_rejected is 4; must be in [1, 3]");
   expect("verified.csv", kHeader + "0,0,chat,0,3,3,0.9,0.8\n", ":3:", "verified is 3");
   expect("domain.csv", kHeader + "0,0,poetry,0,2,3,0.9,0.8\n", ":3:", "domain is 'poetry'");
   expect("short.csv", kHeader + "0,0,chat,0,2,3,0.9\n", ":3:", "has no c2 column");
   expect("long.csv", kHeader + "0,0,chat,0,2,3,0.9,0.8,0.7\n", ":3:", "more columns");
-  expect("duplicate.csv", kHeader + ok + "0,1,chat,3,2,3,0.9,0.8\n" + ok, ":5:",
-         "request 0 step 0 appears twice");
+  expect("duplicate.csv", kHeader + ok + "0,1,chat,3,2,3,0.9,0.8\n" + ok,
+         ":5:", "request 0 step 0 appears twice");
   expect("gap.csv", kHeader + ok + "0,2,chat,3,2,3,0.9,0.8\n", ":4:", "has no step 1");
 }

@@ -1,13 +1,14 @@
 // Conformance of every registered acceptance model: it builds for a usual drafter and target,
 // fills confidences in [0, 1] and outcomes in [0, γ], and its draws do not depend on which other
 // requests share the batch. A new row is tested the moment it is listed.
-#include <catch2/catch.hpp>
+#include "sim/acceptance/acceptance_registry.hpp"
 
 #include <set>
 
+#include <catch2/catch.hpp>
+
 #include "acceptance_test_support.hpp"
 #include "common/input_error.hpp"
-#include "sim/acceptance/acceptance_registry.hpp"
 
 using namespace sparksim;
 
@@ -86,19 +87,18 @@ TEST_CASE("every acceptance model draws valid, batch-independent outputs") {
 
 TEST_CASE("unknown models and keys are input errors that list the valid ones") {
   const AcceptanceContext context{{DrafterFamily::kDspark, 7, "dspark-7"}, "qwen3-8b", 1};
-  CHECK_THROWS_WITH(make_acceptance_model(NamedSpec::parse("magic", "--acceptance"), context),
-                    Catch::Contains("bernoulli") && Catch::Contains("calibrated") &&
-                        Catch::Contains("replay"));
+  CHECK_THROWS_WITH(
+      make_acceptance_model(NamedSpec::parse("magic", "--acceptance"), context),
+      Catch::Contains("bernoulli") && Catch::Contains("calibrated") && Catch::Contains("replay"));
   CHECK_THROWS_WITH(
       make_acceptance_model(NamedSpec::parse("calibrated:aucc=0.8", "--acceptance"), context),
       Catch::Contains("unknown parameter 'aucc'"));
   CHECK_THROWS_AS(
       make_acceptance_model(NamedSpec::parse("calibrated:auc=1.5", "--acceptance"), context),
       InputError);
-  CHECK_THROWS_WITH(
-      make_acceptance_model(NamedSpec::parse("calibrated:auc=0.8,signal=1", "--acceptance"),
-                            context),
-      Catch::Contains("not both"));
+  CHECK_THROWS_WITH(make_acceptance_model(
+                        NamedSpec::parse("calibrated:auc=0.8,signal=1", "--acceptance"), context),
+                    Catch::Contains("not both"));
   CHECK_THROWS_WITH(make_acceptance_model(NamedSpec::parse("replay", "--acceptance"), context),
                     Catch::Contains("log=PATH"));
   const AcceptanceContext big{{DrafterFamily::kDspark, 20, "dspark-20"}, "qwen3-8b", 1};

@@ -64,9 +64,8 @@ struct FullBlockStats {
 
 // `requests` requests of `output_tokens` tokens each, every step verifying all γ drafts
 // (static:k=γ): a request commits min(accepted + 1, tokens left) per step until done.
-inline FullBlockStats run_full_block(AcceptanceModel& model, Domain domain, int gamma,
-                                     int requests, std::int64_t output_tokens,
-                                     std::uint64_t first_id = 0) {
+inline FullBlockStats run_full_block(AcceptanceModel& model, Domain domain, int gamma, int requests,
+                                     std::int64_t output_tokens, std::uint64_t first_id = 0) {
   FullBlockStats s;
   s.reached.assign(static_cast<std::size_t>(gamma) + 1, 0);
   std::vector<float> confidences(static_cast<std::size_t>(gamma));

@@ -2,13 +2,14 @@
 // (full-block verification, pooled over steps), plus its confidence head and its determinism.
 // Statistical tests state their false-alarm probability; every draw is seeded, so a failure
 // reproduces.
-#include <catch2/catch.hpp>
+#include "sim/acceptance/calibrated_model.hpp"
 
 #include <cmath>
 
-#include "common/input_error.hpp"
+#include <catch2/catch.hpp>
+
 #include "acceptance_test_support.hpp"
-#include "sim/acceptance/calibrated_model.hpp"
+#include "common/input_error.hpp"
 
 using namespace sparksim;
 using sparksim::testing::run_full_block;
@@ -136,7 +137,8 @@ TEST_CASE("draws are a pure function of seed, request and step, whatever the bat
     // The batch holds every request, in reverse order; the single model drafts them one by one.
     std::vector<DraftSlot> slots;
     for (int i = n - 1; i >= 0; --i) {
-      slots.push_back({static_cast<std::uint64_t>(100 + i), Domain::kCode, step, 0, &batch_state[i]});
+      slots.push_back(
+          {static_cast<std::uint64_t>(100 + i), Domain::kCode, step, 0, &batch_state[i]});
     }
     std::vector<float> bc(n * 7);
     std::vector<int> bh(n);
@@ -247,16 +249,17 @@ TEST_CASE("curves files: every domain, gamma probabilities in [0, 1], errors at 
               "code": [0.8, 1.5],
               "chat": [0.6, 0.5]}
 })");
-  CHECK_THROWS_WITH(load_curves_file(bad_p, 2), Catch::Contains(bad_p + ":4:") &&
-                                                    Catch::Contains("in [0, 1]"));
+  CHECK_THROWS_WITH(load_curves_file(bad_p, 2),
+                    Catch::Contains(bad_p + ":4:") && Catch::Contains("in [0, 1]"));
   const auto missing = dir.write("missing.json", R"({
   "gamma": 2,
   "domains": {"math": [0.9, 0.8], "chat": [0.6, 0.5]}
 })");
-  CHECK_THROWS_WITH(load_curves_file(missing, 2), Catch::Contains(missing + ":3:") &&
-                                                      Catch::Contains("no curve for domain 'code'"));
-  CHECK_THROWS_WITH(load_curves_file(good, 5), Catch::Contains(good + ":2:") &&
-                                                   Catch::Contains("γ = 5"));
+  CHECK_THROWS_WITH(
+      load_curves_file(missing, 2),
+      Catch::Contains(missing + ":3:") && Catch::Contains("no curve for domain 'code'"));
+  CHECK_THROWS_WITH(load_curves_file(good, 5),
+                    Catch::Contains(good + ":2:") && Catch::Contains("γ = 5"));
   const auto unknown = dir.write("unknown.json", R"({
   "gamma": 1,
   "domains": {"math": [0.9], "code": [0.8], "chat": [0.6], "poetry": [0.1]}

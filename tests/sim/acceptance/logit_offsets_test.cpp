@@ -1,24 +1,25 @@
 // Mean matching: the solved offsets reproduce the target curve as the mean over heterogeneity
 // (deterministic quadrature, no sampling), and they differ from the naive logits, which would
 // reproduce the curve only for the median request.
-#include <catch2/catch.hpp>
+#include "sim/acceptance/logit_offsets.hpp"
 
 #include <cmath>
 
-#include "sim/acceptance/logit_offsets.hpp"
+#include <catch2/catch.hpp>
 
 using namespace sparksim;
 
 TEST_CASE("solved offsets reproduce the mean curve under every heterogeneity setting") {
   const std::vector<double> curve = {0.905, 0.890, 0.888, 0.885, 0.887, 0.891, 0.882};
-  for (const Heterogeneity h : {Heterogeneity{0, 0, 0, true}, Heterogeneity{0.1, 0.9, 0.6, true},
-                                Heterogeneity{0.8, 0.3, 0.9, true},
-                                Heterogeneity{0.5, 1.2, 0.5, false}}) {
+  for (const Heterogeneity h :
+       {Heterogeneity{0, 0, 0, true}, Heterogeneity{0.1, 0.9, 0.6, true},
+        Heterogeneity{0.8, 0.3, 0.9, true}, Heterogeneity{0.5, 1.2, 0.5, false}}) {
     INFO("request_sd " << h.request_sd << " latent_sd " << h.latent_sd << " step-weighted "
                        << h.step_weighted);
     const auto offsets = solve_logit_offsets(curve, h);
     const auto implied = implied_mean_curve(offsets, h);
-    for (std::size_t k = 0; k < curve.size(); ++k) CHECK(implied[k] == Approx(curve[k]).margin(1e-9));
+    for (std::size_t k = 0; k < curve.size(); ++k)
+      CHECK(implied[k] == Approx(curve[k]).margin(1e-9));
   }
 }
 

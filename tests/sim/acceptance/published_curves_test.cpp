@@ -1,10 +1,11 @@
 // The curves derived from the published figures: exact properties of the derivation (no
 // sampling): τ equals Table 1 per target, Figure 2's shape survives, Figure 4's block-size ratios
 // hold, and unsupported block sizes are input errors.
+#include "sim/acceptance/published_curves.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "common/input_error.hpp"
-#include "sim/acceptance/published_curves.hpp"
 
 using namespace sparksim;
 
@@ -63,8 +64,8 @@ TEST_CASE("block drafters follow Figure 4's tau ratios at gamma 3, 11, 15 and gr
         }
         double previous = 1.0;
         for (int g = 1; g <= kMaxCalibratedGamma; ++g) {
-          const double tau =
-              tau_of_curve(published_mean_curves(drafter(f, g), std::string(target)).p[static_cast<int>(d)]);
+          const double tau = tau_of_curve(
+              published_mean_curves(drafter(f, g), std::string(target)).p[static_cast<int>(d)]);
           INFO(target << " " << drafter_family_name(f) << " " << domain_name(d) << " γ " << g);
           CHECK(tau > previous);
           previous = tau;
@@ -93,13 +94,15 @@ TEST_CASE("mtp1 uses the published second-token acceptance 0.85-0.90") {
   CHECK(c.p[static_cast<int>(Domain::kMath)][0] > c.p[static_cast<int>(Domain::kChat)][0]);
 }
 
-TEST_CASE("a block size outside the figures is an input error, an unknown target a stated fallback") {
+TEST_CASE(
+    "a block size outside the figures is an input error, an unknown target a stated fallback") {
   CHECK_THROWS_AS(published_mean_curves(drafter(DrafterFamily::kDspark, 16), "qwen3-8b"),
                   InputError);
   CHECK_THROWS_WITH(published_mean_curves(drafter(DrafterFamily::kEagle3, 20), "qwen3-8b"),
                     Catch::Contains("block sizes 1..15"));
   CHECK_THROWS_AS(published_mean_curves({DrafterFamily::kMtp1, 2, "mtp1"}, "qwen3-8b"), InputError);
-  const MeanCurves fallback = published_mean_curves(drafter(DrafterFamily::kDspark, 7), "llama-70b");
+  const MeanCurves fallback =
+      published_mean_curves(drafter(DrafterFamily::kDspark, 7), "llama-70b");
   REQUIRE(fallback.notes.size() == 1);
   CHECK_THAT(fallback.notes[0], Catch::Contains("llama-70b") && Catch::Contains("Qwen3-4B"));
   CHECK(fallback.p == published_mean_curves(drafter(DrafterFamily::kDspark, 7), "qwen3-4b").p);

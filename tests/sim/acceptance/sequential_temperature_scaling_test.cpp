@@ -1,15 +1,16 @@
 // Confidence metrics on hand-computed cases, and Sequential Temperature Scaling on synthetic
 // over-confident scores: held-out ECE before and after, and ranking preservation.
-#include <catch2/catch.hpp>
+#include "sim/acceptance/sequential_temperature_scaling.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <random>
 
+#include <catch2/catch.hpp>
+
 #include "acceptance_test_support.hpp"
 #include "common/input_error.hpp"
-#include "sim/acceptance/sequential_temperature_scaling.hpp"
 
 using namespace sparksim;
 

@@ -1,20 +1,22 @@
 // The Spec-Bench EAGLE / Vicuna-7B acceptance file: its published totals, its replay (recorded
 // lengths in order, synthesised confidences that are calibrated), the heterogeneity fit's
 // reproduction of its spread, and bad input.
-#include <catch2/catch.hpp>
+#include "sim/acceptance/specbench.hpp"
 
 #include <cmath>
+
+#include <catch2/catch.hpp>
 
 #include "acceptance_test_support.hpp"
 #include "common/input_error.hpp"
 #include "sim/acceptance/calibrated_model.hpp"
 #include "sim/acceptance/log_replay_model.hpp"
-#include "sim/acceptance/specbench.hpp"
 
 using namespace sparksim;
 
 namespace {
-const std::string kFile = std::string(SPARKSIM_SOURCE_DIR) + "/traces/specbench_eagle_vicuna7b_accept.jsonl";
+const std::string kFile =
+    std::string(SPARKSIM_SOURCE_DIR) + "/traces/specbench_eagle_vicuna7b_accept.jsonl";
 }
 
 TEST_CASE("the bundled Spec-Bench file has the documented shape and totals") {
@@ -108,18 +110,20 @@ TEST_CASE("bad Spec-Bench lines fail at their line") {
   const auto category = dir.write(
       "category.jsonl",
       good + "\n" +
-          R"({"question_id":2,"category":"poetry","turns":[{"new_tokens":1,"accept_lengths":[1]}]})" + "\n");
-  CHECK_THROWS_WITH(load_specbench(category), Catch::Contains(category + ":2:") &&
-                                                  Catch::Contains("category 'poetry'"));
+          R"({"question_id":2,"category":"poetry","turns":[{"new_tokens":1,"accept_lengths":[1]}]})" +
+          "\n");
+  CHECK_THROWS_WITH(load_specbench(category),
+                    Catch::Contains(category + ":2:") && Catch::Contains("category 'poetry'"));
   const auto sum = dir.write(
       "sum.jsonl",
       R"({"question_id":1,"category":"qa","turns":[{"new_tokens":9,"accept_lengths":[2,3]}]})");
-  CHECK_THROWS_WITH(load_specbench(sum), Catch::Contains(sum + ":1:") && Catch::Contains("sums to 5"));
+  CHECK_THROWS_WITH(load_specbench(sum),
+                    Catch::Contains(sum + ":1:") && Catch::Contains("sums to 5"));
   const auto zero = dir.write(
-      "zero.jsonl",
-      R"({"question_id":1,"category":"qa","turns":[{"accept_lengths":[2,0]}]})");
-  CHECK_THROWS_WITH(load_specbench(zero), Catch::Contains(zero + ":1:") && Catch::Contains("1..64"));
+      "zero.jsonl", R"({"question_id":1,"category":"qa","turns":[{"accept_lengths":[2,0]}]})");
+  CHECK_THROWS_WITH(load_specbench(zero),
+                    Catch::Contains(zero + ":1:") && Catch::Contains("1..64"));
   const auto broken = dir.write("broken.jsonl", good + "\n{\"question_id\": \n");
-  CHECK_THROWS_WITH(load_specbench(broken), Catch::Contains(broken + ":2:") &&
-                                                Catch::Contains("invalid JSON"));
+  CHECK_THROWS_WITH(load_specbench(broken),
+                    Catch::Contains(broken + ":2:") && Catch::Contains("invalid JSON"));
 }

@@ -1,0 +1,81 @@
+// sparksim_verify_bench: times the verify forward of a real Qwen3 shape (device-drawn random
+// weights) at verify widths B = 1..64 and one context length, and prints each row's ratio to the
+// memory-bandwidth floor: (weight bytes + KV bytes read) over the device-to-device copy bandwidth
+// measured in the same run. A benchmark that prints figures; it asserts nothing. Needs a GPU.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "kernels/gpu_kernels.hpp"
+#include "kernels/model_shape.hpp"
+
+int main(int argc, char** argv) {
+  using namespace sparksim::kernels;
+  std::string target = "qwen3-8b";
+  int context = 2048;
+  int width = 4;  // verify tokens per request (1 + drafts)
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string arg = argv[i];
+    if (arg == "--target") {
+      target = argv[i + 1];
+    } else if (arg == "--context") {
+      context = std::atoi(argv[i + 1]);
+    } else if (arg == "--width") {
+      width = std::atoi(argv[i + 1]);
+    } else {
+      std::fprintf(stderr, "usage: sparksim_verify_bench [--target T] [--context N] [--width W]\n");
+      return 2;
+    }
+  }
+  if (argc % 2 == 0 || context < 1 || width < 1) {
+    std::fprintf(stderr, "usage: sparksim_verify_bench [--target T] [--context N] [--width W]\n");
+    return 2;
+  }
+  if (gpu::device_count() == 0) {
+    std::fprintf(stderr, "sparksim_verify_bench: needs a CUDA device; nothing was measured\n");
+    return 2;
+  }
+  try {
+    const TransformerShape shape = qwen3_shape(target);
+    const std::vector<int> widths = {1, 2, 4, 8, 16, 32, 64};
+    const int max_requests = (widths.back() + width - 1) / width;
+    const KvCacheShape cs{shape.layers, max_requests, context + width, shape.kv_heads,
+                          shape.head_dim};
+    const SamplingOptions options;  // warm-up 3, 5..200 samples, 2% noise
+    const std::size_t l2_flush_bytes = std::size_t{256} << 20;
+    const gpu::CopyBandwidth copy = gpu::measure_copy_bandwidth(std::size_t{1} << 30, options);
+    gpu::VerifyModel model(shape, 1, 0.02, cs);
+    const double kv_bytes_per_token = 2.0 * shape.layers * shape.kv_width() * 2.0;
+    std::printf("device: %s\n", gpu::device_summary().c_str());
+    std::printf("copy bandwidth (read + write): %.1f GB/s (noise %.3f, %d samples)\n", copy.gb_s,
+                copy.stats.noise, copy.stats.samples);
+    std::printf("target,B,requests,context,mean_us,noise,samples,converged,floor_us,ratio\n");
+    for (int b : widths) {
+      RaggedBatch batch;
+      batch.cu_seqlens = {0};
+      int left = b;
+      for (int r = 0; left > 0; ++r) {
+        const int n = left < width ? left : width;
+        batch.context_lens.push_back(context);
+        batch.slots.push_back(r);
+        batch.cu_seqlens.push_back(batch.cu_seqlens.back() + n);
+        for (int i = 0; i < n; ++i) batch.tokens.push_back((r * 131 + i * 17) % shape.vocab);
+        left -= n;
+      }
+      model.set_batch(batch);
+      const TimingStats t = model.time_run(options, l2_flush_bytes);
+      const double bytes = static_cast<double>(model.weight_bytes()) +
+                           kv_bytes_per_token * batch.requests() * (context + width);
+      const double floor_us = bytes / (copy.gb_s * 1e9) * 1e6;
+      std::printf("%s,%d,%d,%d,%.1f,%.4f,%d,%d,%.1f,%.3f\n", target.c_str(), b, batch.requests(),
+                  context, t.mean_us, t.noise, t.samples, t.converged ? 1 : 0, floor_us,
+                  t.mean_us / floor_us);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sparksim_verify_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,543 @@
+// The host interface of kernels/gpu_kernels.hpp on CUDA: device queries, cuBLAS GEMMs, the
+// upload-launch-download wrappers used by the comparisons, and VerifyModel's forward.
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "kernels/cuda/launchers.cuh"
+#include "kernels/gpu_kernels.hpp"
+
+namespace sparksim::kernels::gpu {
+
+using detail::bf16;
+using detail::DeviceBuffer;
+using detail::download_bf16;
+using detail::RowLayout;
+using detail::upload_bf16;
+
+bool built_with_cuda() {
+  return true;
+}
+
+int device_count() {
+  int count = 0;
+  // Without a driver this returns cudaErrorInsufficientDriver (35) or cudaErrorNoDevice (100).
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  cudaGetLastError();
+  return count;
+}
+
+std::string device_summary() {
+  if (device_count() == 0) return "";
+  cudaDeviceProp p{};
+  SPARKSIM_CUDA(cudaGetDeviceProperties(&p, 0));
+  int driver = 0;
+  int runtime = 0;
+  SPARKSIM_CUDA(cudaDriverGetVersion(&driver));
+  SPARKSIM_CUDA(cudaRuntimeGetVersion(&runtime));
+  int clock_khz = 0;
+  int mem_clock_khz = 0;
+  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
+  cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
+  char buffer[512];
+  std::snprintf(buffer, sizeof buffer,
+                "%s, %d SMs, cc %d.%d, %.1f GiB, SM clock %d MHz, memory clock %d MHz, driver "
+                "%d, runtime %d, cuBLAS %d",
+                p.name, p.multiProcessorCount, p.major, p.minor,
+                static_cast<double>(p.totalGlobalMem) / (1 << 30), clock_khz / 1000,
+                mem_clock_khz / 1000, driver, runtime, CUBLAS_VERSION);
+  return buffer;
+}
+
+namespace detail {
+
+void gemm_bf16(cublasHandle_t handle, const bf16* a, const bf16* w, void* c, bool c_is_fp32, int m,
+               int n, int k, float beta, int ldc) {
+  if (m == 0) return;
+  const float alpha = 1.0f;
+  // Row-major C = A W^T is column-major C^T = W^T(op T of W's column-major [k x n]) A.
+  SPARKSIM_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, w, CUDA_R_16BF, k,
+                               a, CUDA_R_16BF, k, &beta, c, c_is_fp32 ? CUDA_R_32F : CUDA_R_16BF,
+                               ldc > 0 ? ldc : n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+}  // namespace detail
+
+namespace {
+
+void require(bool ok, const char* what) {
+  if (!ok) throw std::invalid_argument(what);
+}
+
+void require_device() {
+  if (device_count() == 0) throw std::runtime_error("no CUDA device");
+}
+
+// A cuBLAS handle for the calling wrapper; created only after a device was found.
+class Cublas {
+ public:
+  Cublas() { SPARKSIM_CUBLAS(cublasCreate(&handle_)); }
+  ~Cublas() { cublasDestroy(handle_); }
+  Cublas(const Cublas&) = delete;
+  Cublas& operator=(const Cublas&) = delete;
+  cublasHandle_t get() const { return handle_; }
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+};
+
+template <class T>
+DeviceBuffer<T> to_device(const std::vector<T>& host) {
+  DeviceBuffer<T> d;
+  d.upload(host);
+  return d;
+}
+
+// Per-token cache slot and position of a batch, for the kernels.
+// kv_len: positions each token attends to (causal: its own position + 1).
+struct TokenIndex {
+  std::vector<int> slot;
+  std::vector<int> pos;
+  std::vector<int> kv_len;
+  explicit TokenIndex(const RaggedBatch& b) : pos(b.positions()) {
+    const std::vector<int> req = b.request_of_token();
+    slot.resize(req.size());
+    kv_len.resize(req.size());
+    for (std::size_t t = 0; t < req.size(); ++t) {
+      slot[t] = b.slots[req[t]];
+      kv_len[t] = pos[t] + 1;
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<float> rms_norm(const std::vector<float>& x, const std::vector<float>& gain, int rows,
+                            int n, double eps) {
+  require(rows >= 0 && n > 0 && x.size() == static_cast<std::size_t>(rows) * n &&
+              gain.size() == static_cast<std::size_t>(n),
+          "rms_norm: x must be rows x n and gain n");
+  require_device();
+  DeviceBuffer<bf16> dx;
+  DeviceBuffer<bf16> dg;
+  upload_bf16(dx, x);
+  upload_bf16(dg, gain);
+  DeviceBuffer<bf16> dy(x.size());
+  const RowLayout plain{1, n, 0};
+  detail::launch_rms_norm<bf16>(dx.get(), plain, dg.get(), rows, n, static_cast<float>(eps),
+                                dy.get(), plain, nullptr);
+  return download_bf16(dy.get(), x.size());
+}
+
+std::vector<float> rope(const std::vector<float>& x, const std::vector<int>& positions, int heads,
+                        int head_dim, double theta) {
+  const auto tokens = static_cast<int>(positions.size());
+  require(heads > 0 && head_dim > 0 && head_dim % 2 == 0 &&
+              x.size() == static_cast<std::size_t>(tokens) * heads * head_dim,
+          "rope: x must be tokens x heads x head_dim, head_dim even");
+  require_device();
+  DeviceBuffer<bf16> dx;
+  upload_bf16(dx, x);
+  auto dpos = to_device(positions);
+  detail::launch_rope(dx.get(), RowLayout{heads, static_cast<long long>(heads) * head_dim, 0},
+                      dpos.get(), tokens * heads, head_dim, theta, nullptr);
+  return download_bf16(dx.get(), x.size());
+}
+
+void kv_append(const std::vector<float>& k_new, const std::vector<float>& v_new,
+               const RaggedBatch& batch, int layer, HostKvCache& cache) {
+  const KvCacheShape& cs = cache.shape;
+  const int kv_width = cs.kv_heads * cs.head_dim;
+  batch.validate(cs, 1 << 30);
+  require(layer >= 0 && layer < cs.layers, "kv_append: layer out of range");
+  require(k_new.size() == static_cast<std::size_t>(batch.total_tokens()) * kv_width &&
+              v_new.size() == k_new.size(),
+          "kv_append: k_new and v_new must be tokens x kv_width");
+  require_device();
+  const TokenIndex index(batch);
+  DeviceBuffer<bf16> dk, dv, ck, cv;
+  upload_bf16(dk, k_new);
+  upload_bf16(dv, v_new);
+  upload_bf16(ck, cache.k);
+  upload_bf16(cv, cache.v);
+  auto dslot = to_device(index.slot);
+  auto dpos = to_device(index.pos);
+  detail::launch_kv_append(dk.get(), dv.get(), kv_width, batch.total_tokens(), dslot.get(),
+                           dpos.get(), ck.get(), cv.get(), cs.offset(layer, 0, 0),
+                           static_cast<long long>(cs.max_tokens) * kv_width, kv_width, nullptr);
+  cache.k = download_bf16(ck.get(), cache.k.size());
+  cache.v = download_bf16(cv.get(), cache.v.size());
+}
+
+std::vector<float> ragged_attention(const std::vector<float>& q, const HostKvCache& cache,
+                                    int layer, const RaggedBatch& batch, int q_heads) {
+  const KvCacheShape& cs = cache.shape;
+  const int kv_width = cs.kv_heads * cs.head_dim;
+  batch.validate(cs, 1 << 30);
+  require(layer >= 0 && layer < cs.layers, "attention: layer out of range");
+  require(q_heads > 0 && q_heads % cs.kv_heads == 0, "attention: q_heads must divide by kv_heads");
+  const long long q_width = static_cast<long long>(q_heads) * cs.head_dim;
+  require(q.size() == static_cast<std::size_t>(batch.total_tokens() * q_width),
+          "attention: q must be tokens x q_heads x head_dim");
+  require_device();
+  const TokenIndex index(batch);
+  DeviceBuffer<bf16> dq, ck, cv;
+  upload_bf16(dq, q);
+  upload_bf16(ck, cache.k);
+  upload_bf16(cv, cache.v);
+  auto dslot = to_device(index.slot);
+  auto dlen = to_device(index.kv_len);
+  DeviceBuffer<bf16> out(q.size());
+  detail::launch_ragged_attention(dq.get(), q_width, ck.get(), cv.get(), cs.offset(layer, 0, 0),
+                                  static_cast<long long>(cs.max_tokens) * kv_width, kv_width,
+                                  dslot.get(), dlen.get(), batch.total_tokens(), q_heads,
+                                  q_heads / cs.kv_heads, cs.head_dim, out.get(), q_width, nullptr);
+  return download_bf16(out.get(), q.size());
+}
+
+std::vector<float> swiglu(const std::vector<float>& gate_up, int tokens, int ffn) {
+  require(tokens >= 0 && ffn > 0 && gate_up.size() == 2 * static_cast<std::size_t>(tokens) * ffn,
+          "swiglu: gate_up must be tokens x 2 ffn");
+  require_device();
+  DeviceBuffer<bf16> din;
+  upload_bf16(din, gate_up);
+  DeviceBuffer<bf16> out(static_cast<std::size_t>(tokens) * ffn);
+  detail::launch_swiglu(din.get(), tokens, ffn, out.get(), nullptr);
+  return download_bf16(out.get(), out.size());
+}
+
+std::vector<float> gemm_bf16(const std::vector<float>& a, const std::vector<float>& w, int m, int n,
+                             int k) {
+  require(m >= 0 && n > 0 && k > 0 && a.size() == static_cast<std::size_t>(m) * k &&
+              w.size() == static_cast<std::size_t>(n) * k,
+          "gemm: a must be m x k and w n x k");
+  require_device();
+  const Cublas cublas;
+  DeviceBuffer<bf16> da, dw;
+  upload_bf16(da, a);
+  upload_bf16(dw, w);
+  DeviceBuffer<float> dc(static_cast<std::size_t>(m) * n);
+  detail::gemm_bf16(cublas.get(), da.get(), dw.get(), dc.get(), true, m, n, k, 0.0f);
+  return dc.download(dc.size());
+}
+
+std::vector<float> softmax(const std::vector<float>& logits, int rows, int n, double temperature) {
+  require(
+      rows >= 0 && n > 0 && temperature > 0 && logits.size() == static_cast<std::size_t>(rows) * n,
+      "softmax: logits must be rows x n, temperature > 0");
+  require_device();
+  auto din = to_device(logits);
+  DeviceBuffer<float> out(logits.size());
+  detail::launch_softmax(din.get(), rows, n, static_cast<float>(1.0 / temperature), out.get(),
+                         nullptr);
+  return out.download(out.size());
+}
+
+RejectionResult rejection_verify(const RejectionBatch& b) {
+  b.validate();
+  require_device();
+  const int requests = b.requests();
+  auto cu = to_device(b.cu_seqlens);
+  auto pt = to_device(b.p_target);
+  auto pd = to_device(b.p_draft);
+  auto tokens = to_device(b.draft_tokens);
+  auto au = to_device(b.accept_uniforms);
+  auto su = to_device(b.sample_uniforms);
+  DeviceBuffer<int> accepted(static_cast<std::size_t>(requests));
+  DeviceBuffer<int> committed(static_cast<std::size_t>(requests));
+  detail::launch_rejection(cu.get(), requests, b.vocab, pt.get(), pd.get(), tokens.get(), au.get(),
+                           su.get(), accepted.get(), committed.get(), nullptr);
+  RejectionResult out;
+  out.accepted = accepted.download(accepted.size());
+  out.committed = committed.download(committed.size());
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// VerifyModel
+
+struct VerifyModel::Impl {
+  TransformerShape shape;
+  KvCacheShape cache_shape;
+  Cublas cublas;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+
+  struct Layer {
+    DeviceBuffer<bf16> attn_norm, wqkv, q_norm, k_norm, wo, ffn_norm, w_gate_up, w_down;
+  };
+  DeviceBuffer<bf16> embed, final_norm, lm_head;
+  std::vector<Layer> layers;
+  DeviceBuffer<bf16> k_cache, v_cache;
+  std::size_t weight_bytes = 0;
+
+  // The current batch and the workspaces, grown to the largest batch seen.
+  int t_count = 0;
+  DeviceBuffer<float> x, logits;
+  DeviceBuffer<bf16> normed, qkv, attn, gate_up, act;
+  DeviceBuffer<int> tokens, token_slot, token_pos, token_kv_len;
+  DeviceBuffer<char> l2_flush;
+
+  Impl(const TransformerShape& s, const KvCacheShape& cache) : shape(s), cache_shape(cache) {
+    SPARKSIM_CUDA(cudaStreamCreate(&stream));
+    SPARKSIM_CUBLAS(cublasSetStream(cublas.get(), stream));
+    SPARKSIM_CUDA(cudaEventCreate(&start));
+    SPARKSIM_CUDA(cudaEventCreate(&stop));
+    layers.resize(static_cast<std::size_t>(s.layers));
+    k_cache.resize(static_cast<std::size_t>(cache.elements()));
+    v_cache.resize(static_cast<std::size_t>(cache.elements()));
+    SPARKSIM_CUDA(cudaMemset(k_cache.get(), 0, k_cache.size() * sizeof(bf16)));
+    SPARKSIM_CUDA(cudaMemset(v_cache.get(), 0, v_cache.size() * sizeof(bf16)));
+  }
+  ~Impl() {
+    if (start != nullptr) cudaEventDestroy(start);
+    if (stop != nullptr) cudaEventDestroy(stop);
+    if (stream != nullptr) {
+      cudaStreamSynchronize(stream);
+      cublasSetStream(cublas.get(), nullptr);
+      cudaStreamDestroy(stream);
+    }
+  }
+
+  // Every weight tensor in the generator's order (random_weights.cpp: tensor ids from 1000).
+  template <class Fn>
+  void for_each_tensor(Fn&& fn) {
+    const auto h = static_cast<std::size_t>(shape.hidden);
+    const auto v = static_cast<std::size_t>(shape.vocab);
+    const auto hd = static_cast<std::size_t>(shape.head_dim);
+    fn(embed, v * h, false);
+    for (Layer& l : layers) {
+      fn(l.attn_norm, h, true);
+      fn(l.wqkv, static_cast<std::size_t>(shape.qkv_width()) * h, false);
+      fn(l.q_norm, hd, true);
+      fn(l.k_norm, hd, true);
+      fn(l.wo, h * static_cast<std::size_t>(shape.q_width()), false);
+      fn(l.ffn_norm, h, true);
+      fn(l.w_gate_up, 2 * static_cast<std::size_t>(shape.ffn) * h, false);
+      fn(l.w_down, h * static_cast<std::size_t>(shape.ffn), false);
+    }
+    fn(final_norm, h, true);
+    if (!shape.tied_embeddings) fn(lm_head, v * h, false);
+  }
+
+  const bf16* lm_head_ptr() const { return shape.tied_embeddings ? embed.get() : lm_head.get(); }
+};
+
+namespace {
+
+void check_cache_matches(const TransformerShape& s, const KvCacheShape& cache) {
+  s.validate();
+  require(cache.layers == s.layers && cache.kv_heads == s.kv_heads &&
+              cache.head_dim == s.head_dim && cache.slots > 0 && cache.max_tokens > 0,
+          "VerifyModel: KV cache shape does not match the model");
+}
+
+}  // namespace
+
+VerifyModel::VerifyModel(const TargetWeights& w, const KvCacheShape& cache) {
+  check_cache_matches(w.shape, cache);
+  require_device();
+  impl_ = std::make_unique<Impl>(w.shape, cache);
+  Impl& m = *impl_;
+  upload_bf16(m.embed, w.embed);
+  upload_bf16(m.final_norm, w.final_norm);
+  if (!w.shape.tied_embeddings) upload_bf16(m.lm_head, w.lm_head);
+  for (std::size_t l = 0; l < w.layers.size(); ++l) {
+    const LayerWeights& src = w.layers[l];
+    Impl::Layer& dst = m.layers[l];
+    upload_bf16(dst.attn_norm, src.attn_norm);
+    upload_bf16(dst.wqkv, src.wqkv);
+    upload_bf16(dst.q_norm, src.q_norm);
+    upload_bf16(dst.k_norm, src.k_norm);
+    upload_bf16(dst.wo, src.wo);
+    upload_bf16(dst.ffn_norm, src.ffn_norm);
+    upload_bf16(dst.w_gate_up, src.w_gate_up);
+    upload_bf16(dst.w_down, src.w_down);
+  }
+  m.for_each_tensor(
+      [&](DeviceBuffer<bf16>& b, std::size_t, bool) { m.weight_bytes += b.size() * sizeof(bf16); });
+}
+
+VerifyModel::VerifyModel(const TransformerShape& shape, std::uint64_t seed, double matrix_std,
+                         const KvCacheShape& cache) {
+  check_cache_matches(shape, cache);
+  require_device();
+  impl_ = std::make_unique<Impl>(shape, cache);
+  Impl& m = *impl_;
+  std::uint64_t id = 1000;
+  const double matrix_half_width = matrix_std * std::sqrt(3.0);
+  m.for_each_tensor([&](DeviceBuffer<bf16>& b, std::size_t n, bool gain) {
+    b.resize(n);
+    detail::launch_fill_random(b.get(), n, seed, id++, gain ? 1.0 : 0.0,
+                               gain ? 0.1 : matrix_half_width, m.stream);
+    m.weight_bytes += n * sizeof(bf16);
+  });
+  SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));
+}
+
+VerifyModel::~VerifyModel() = default;
+
+std::size_t VerifyModel::weight_bytes() const {
+  return impl_->weight_bytes;
+}
+
+void VerifyModel::upload_kv(const HostKvCache& cache) {
+  require(cache.shape.elements() == impl_->cache_shape.elements(),
+          "upload_kv: cache shape differs from the model's");
+  SPARKSIM_CUDA(cudaStreamSynchronize(impl_->stream));
+  upload_bf16(impl_->k_cache, cache.k);
+  upload_bf16(impl_->v_cache, cache.v);
+}
+
+HostKvCache VerifyModel::download_kv() const {
+  HostKvCache out(impl_->cache_shape);
+  SPARKSIM_CUDA(cudaStreamSynchronize(impl_->stream));
+  out.k = download_bf16(impl_->k_cache.get(), out.k.size());
+  out.v = download_bf16(impl_->v_cache.get(), out.v.size());
+  return out;
+}
+
+void VerifyModel::set_batch(const RaggedBatch& batch) {
+  Impl& m = *impl_;
+  const TransformerShape& s = m.shape;
+  batch.validate(m.cache_shape, s.vocab);
+  SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));  // the previous run may still read the indices
+  m.t_count = batch.total_tokens();
+  const auto t = static_cast<std::size_t>(m.t_count);
+  const TokenIndex index(batch);
+  m.tokens.upload(batch.tokens);
+  m.token_slot.upload(index.slot);
+  m.token_pos.upload(index.pos);
+  m.token_kv_len.upload(index.kv_len);
+  m.x.reserve(t * s.hidden);
+  m.normed.reserve(t * s.hidden);
+  m.qkv.reserve(t * s.qkv_width());
+  m.attn.reserve(t * s.q_width());
+  m.gate_up.reserve(t * 2 * s.ffn);
+  m.act.reserve(t * s.ffn);
+  m.logits.reserve(t * s.vocab);
+}
+
+void VerifyModel::run() {
+  Impl& m = *impl_;
+  require(m.t_count > 0, "VerifyModel::run: no batch set");
+  const TransformerShape& s = m.shape;
+  const KvCacheShape& cs = m.cache_shape;
+  const int t_count = m.t_count;
+  const cudaStream_t st = m.stream;
+  const cublasHandle_t cb = m.cublas.get();
+  const auto eps = static_cast<float>(s.rms_eps);
+  const int hd = s.head_dim;
+  const int kv_width = s.kv_width();
+  const RowLayout hidden_rows{1, s.hidden, 0};
+  const RowLayout q_rows{s.q_heads, s.qkv_width(), 0};
+  const RowLayout k_rows{s.kv_heads, s.qkv_width(), s.q_width()};
+  const long long slot_stride = static_cast<long long>(cs.max_tokens) * kv_width;
+
+  detail::launch_embed(m.tokens.get(), t_count, m.embed.get(), s.hidden, m.x.get(), st);
+  for (int l = 0; l < s.layers; ++l) {
+    const Impl::Layer& w = m.layers[l];
+    detail::launch_rms_norm<float>(m.x.get(), hidden_rows, w.attn_norm.get(), t_count, s.hidden,
+                                   eps, m.normed.get(), hidden_rows, st);
+    detail::gemm_bf16(cb, m.normed.get(), w.wqkv.get(), m.qkv.get(), false, t_count, s.qkv_width(),
+                      s.hidden, 0.0f);
+    detail::launch_rms_norm<bf16>(m.qkv.get(), q_rows, w.q_norm.get(), t_count * s.q_heads, hd, eps,
+                                  m.qkv.get(), q_rows, st);
+    detail::launch_rms_norm<bf16>(m.qkv.get(), k_rows, w.k_norm.get(), t_count * s.kv_heads, hd,
+                                  eps, m.qkv.get(), k_rows, st);
+    detail::launch_rope(m.qkv.get(), q_rows, m.token_pos.get(), t_count * s.q_heads, hd,
+                        s.rope_theta, st);
+    detail::launch_rope(m.qkv.get(), k_rows, m.token_pos.get(), t_count * s.kv_heads, hd,
+                        s.rope_theta, st);
+    detail::launch_kv_append(m.qkv.get() + s.q_width(), m.qkv.get() + s.q_width() + kv_width,
+                             s.qkv_width(), t_count, m.token_slot.get(), m.token_pos.get(),
+                             m.k_cache.get(), m.v_cache.get(), cs.offset(l, 0, 0), slot_stride,
+                             kv_width, st);
+    detail::launch_ragged_attention(m.qkv.get(), s.qkv_width(), m.k_cache.get(), m.v_cache.get(),
+                                    cs.offset(l, 0, 0), slot_stride, kv_width, m.token_slot.get(),
+                                    m.token_kv_len.get(), t_count, s.q_heads,
+                                    s.q_heads / s.kv_heads, hd, m.attn.get(), s.q_width(), st);
+    // beta = 1: the output projection accumulates straight into the fp32 residual stream.
+    detail::gemm_bf16(cb, m.attn.get(), w.wo.get(), m.x.get(), true, t_count, s.hidden, s.q_width(),
+                      1.0f);
+    detail::launch_rms_norm<float>(m.x.get(), hidden_rows, w.ffn_norm.get(), t_count, s.hidden, eps,
+                                   m.normed.get(), hidden_rows, st);
+    detail::gemm_bf16(cb, m.normed.get(), w.w_gate_up.get(), m.gate_up.get(), false, t_count,
+                      2 * s.ffn, s.hidden, 0.0f);
+    detail::launch_swiglu(m.gate_up.get(), t_count, s.ffn, m.act.get(), st);
+    detail::gemm_bf16(cb, m.act.get(), w.w_down.get(), m.x.get(), true, t_count, s.hidden, s.ffn,
+                      1.0f);
+  }
+  detail::launch_rms_norm<float>(m.x.get(), hidden_rows, m.final_norm.get(), t_count, s.hidden, eps,
+                                 m.normed.get(), hidden_rows, st);
+  detail::gemm_bf16(cb, m.normed.get(), m.lm_head_ptr(), m.logits.get(), true, t_count, s.vocab,
+                    s.hidden, 0.0f);
+}
+
+std::vector<float> VerifyModel::logits() const {
+  SPARKSIM_CUDA(cudaStreamSynchronize(impl_->stream));
+  return impl_->logits.download(static_cast<std::size_t>(impl_->t_count) * impl_->shape.vocab);
+}
+
+std::vector<float> VerifyModel::forward(const RaggedBatch& batch) {
+  set_batch(batch);
+  run();
+  return logits();
+}
+
+TimingStats VerifyModel::time_run(const SamplingOptions& options, std::size_t l2_flush_bytes) {
+  Impl& m = *impl_;
+  m.l2_flush.reserve(l2_flush_bytes);
+  return sample_until_stable(
+      [&] {
+        // Flush L2 outside the timed region, so every sample streams its weights from HBM.
+        if (l2_flush_bytes > 0) {
+          SPARKSIM_CUDA(cudaMemsetAsync(m.l2_flush.get(), 0, l2_flush_bytes, m.stream));
+        }
+        SPARKSIM_CUDA(cudaEventRecord(m.start, m.stream));
+        run();
+        SPARKSIM_CUDA(cudaEventRecord(m.stop, m.stream));
+        SPARKSIM_CUDA(cudaEventSynchronize(m.stop));
+        float ms = 0.0f;
+        SPARKSIM_CUDA(cudaEventElapsedTime(&ms, m.start, m.stop));
+        return 1000.0 * ms;
+      },
+      options);
+}
+
+CopyBandwidth measure_copy_bandwidth(std::size_t bytes, const SamplingOptions& options) {
+  require(bytes > 0, "copy bandwidth: bytes must be positive");
+  require_device();
+  DeviceBuffer<char> src(bytes);
+  DeviceBuffer<char> dst(bytes);
+  SPARKSIM_CUDA(cudaMemset(src.get(), 1, bytes));
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  SPARKSIM_CUDA(cudaEventCreate(&start));
+  SPARKSIM_CUDA(cudaEventCreate(&stop));
+  TimingStats stats;
+  try {
+    stats = sample_until_stable(
+        [&] {
+          SPARKSIM_CUDA(cudaEventRecord(start));
+          SPARKSIM_CUDA(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice));
+          SPARKSIM_CUDA(cudaEventRecord(stop));
+          SPARKSIM_CUDA(cudaEventSynchronize(stop));
+          float ms = 0.0f;
+          SPARKSIM_CUDA(cudaEventElapsedTime(&ms, start, stop));
+          return 1000.0 * ms;
+        },
+        options);
+  } catch (...) {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    throw;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  // Read plus write, as model_shapes.json's copy_tb_s_measured_read_plus_write.
+  return {2.0 * static_cast<double>(bytes) / (stats.mean_us * 1e-6) / 1e9, stats};
+}
+
+}  // namespace sparksim::kernels::gpu

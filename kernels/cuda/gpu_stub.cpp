@@ -1,0 +1,111 @@
+// The CUDA interface in a build without nvcc: no devices, and every kernel throws.
+#include <stdexcept>
+
+#include "kernels/gpu_kernels.hpp"
+
+namespace sparksim::kernels::gpu {
+
+namespace {
+
+[[noreturn]] void no_cuda() {
+  throw std::runtime_error(
+      "sparksim was built without CUDA (nvcc was not found at configure time)");
+}
+
+}  // namespace
+
+bool built_with_cuda() {
+  return false;
+}
+int device_count() {
+  return 0;
+}
+std::string device_summary() {
+  return "";
+}
+std::vector<float> rms_norm(const std::vector<float>&, const std::vector<float>&, int, int,
+                            double) {
+  no_cuda();
+}
+std::vector<float> rope(const std::vector<float>&, const std::vector<int>&, int, int, double) {
+  no_cuda();
+}
+void kv_append(const std::vector<float>&, const std::vector<float>&, const RaggedBatch&, int,
+               HostKvCache&) {
+  no_cuda();
+}
+std::vector<float> ragged_attention(const std::vector<float>&, const HostKvCache&, int,
+                                    const RaggedBatch&, int) {
+  no_cuda();
+}
+std::vector<float> swiglu(const std::vector<float>&, int, int) {
+  no_cuda();
+}
+std::vector<float> gemm_bf16(const std::vector<float>&, const std::vector<float>&, int, int, int) {
+  no_cuda();
+}
+std::vector<float> softmax(const std::vector<float>&, int, int, double) {
+  no_cuda();
+}
+RejectionResult rejection_verify(const RejectionBatch&) {
+  no_cuda();
+}
+
+struct VerifyModel::Impl {};
+VerifyModel::VerifyModel(const TargetWeights&, const KvCacheShape&) {
+  no_cuda();
+}
+VerifyModel::~VerifyModel() = default;
+void VerifyModel::upload_kv(const HostKvCache&) {
+  no_cuda();
+}
+HostKvCache VerifyModel::download_kv() const {
+  no_cuda();
+}
+std::vector<float> VerifyModel::forward(const RaggedBatch&) {
+  no_cuda();
+}
+
+VerifyModel::VerifyModel(const TransformerShape&, std::uint64_t, double, const KvCacheShape&) {
+  no_cuda();
+}
+std::size_t VerifyModel::weight_bytes() const {
+  no_cuda();
+}
+void VerifyModel::set_batch(const RaggedBatch&) {
+  no_cuda();
+}
+void VerifyModel::run() {
+  no_cuda();
+}
+std::vector<float> VerifyModel::logits() const {
+  no_cuda();
+}
+TimingStats VerifyModel::time_run(const SamplingOptions&, std::size_t) {
+  no_cuda();
+}
+CopyBandwidth measure_copy_bandwidth(std::size_t, const SamplingOptions&) {
+  no_cuda();
+}
+
+struct DsparkModel::Impl {};
+DsparkModel::DsparkModel(const TargetWeights&, const DraftWeights&, const KvCacheShape&) {
+  no_cuda();
+}
+DsparkModel::~DsparkModel() = default;
+void DsparkModel::upload_kv(const HostKvCache&) {
+  no_cuda();
+}
+HostKvCache DsparkModel::download_kv() const {
+  no_cuda();
+}
+void DsparkModel::context_update(const std::vector<float>&, const RaggedBatch&) {
+  no_cuda();
+}
+GpuDraftResult DsparkModel::draft(const std::vector<int>&, const std::vector<int>&,
+                                  const std::vector<int>&, double, const std::vector<double>&,
+                                  bool) {
+  no_cuda();
+}
+
+}  // namespace sparksim::kernels::gpu

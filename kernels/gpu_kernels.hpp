@@ -1,0 +1,131 @@
+// Host interface of the CUDA kernels. One header, two implementations chosen at configure time:
+// kernels/cuda/*.cu where nvcc exists, kernels/cuda/gpu_stub.cpp otherwise (device_count() == 0,
+// everything else throws), so callers need no #ifdef. Nothing here touches the GPU before it is
+// called: no static initialisers, no cuBLAS handle before device_count() says a device exists.
+//
+// The per-kernel functions take and return host arrays of bf16-exact floats (upload, one launch,
+// download): they exist for the comparisons in kernels/checks/, not for speed. VerifyModel keeps
+// weights and KV cache on the device for the full forward. Every function validates shapes first
+// (std::invalid_argument) and turns any CUDA or cuBLAS error into std::runtime_error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/ragged_batch.hpp"
+#include "kernels/random_weights.hpp"
+#include "kernels/reference/rejection_ref.hpp"
+#include "kernels/timing/stable_sampling.hpp"
+
+namespace sparksim::kernels::gpu {
+
+bool built_with_cuda();
+// Usable CUDA devices: 0 without a driver, without a device, or in a build without CUDA. Never
+// throws, and clears the CUDA error it may leave.
+int device_count();
+// Device 0's name, SM count, clocks, driver, runtime and cuBLAS versions; "" without a device.
+std::string device_summary();
+
+// Rows of n bf16 values: x / rms(x) * gain, fp32 statistics, bf16 out.
+std::vector<float> rms_norm(const std::vector<float>& x, const std::vector<float>& gain, int rows,
+                            int n, double eps);
+// x [T x heads x head_dim] rotated in place at positions[T] (NeoX pairs), fp32 math, bf16 out.
+std::vector<float> rope(const std::vector<float>& x, const std::vector<int>& positions, int heads,
+                        int head_dim, double theta);
+// Writes new K/V rows [T x kv_width] of `layer` at each token's (slot, position); returns the
+// cache after the append (bf16 storage: exact for bf16-exact input).
+void kv_append(const std::vector<float>& k_new, const std::vector<float>& v_new,
+               const RaggedBatch& batch, int layer, HostKvCache& cache);
+// q [T x q_heads x head_dim]: each token attends to its request's cache positions 0..its own
+// position (causal, the new tokens already appended); online softmax in fp32, bf16 out.
+std::vector<float> ragged_attention(const std::vector<float>& q, const HostKvCache& cache,
+                                    int layer, const RaggedBatch& batch, int q_heads);
+// gate_up [T x 2 ffn] (gate first) -> [T x ffn].
+std::vector<float> swiglu(const std::vector<float>& gate_up, int tokens, int ffn);
+// C [m x n] = A [m x k] W [n x k]^T through cuBLAS: bf16 inputs, fp32 accumulation, fp32 out.
+std::vector<float> gemm_bf16(const std::vector<float>& a, const std::vector<float>& w, int m, int n,
+                             int k);
+// Row-wise softmax(logits / temperature), fp32.
+std::vector<float> softmax(const std::vector<float>& logits, int rows, int n, double temperature);
+// The rejection rule of rejection_ref.hpp, one thread block per request, double running sums.
+RejectionResult rejection_verify(const RejectionBatch& batch);
+
+// The target's verify forward on the device: bf16 weights and KV cache, fp32 residual stream,
+// cuBLAS GEMMs with fp32 accumulation, the kernels above in between.
+class VerifyModel {
+ public:
+  // Weights uploaded from the host (small shapes, the comparisons).
+  VerifyModel(const TargetWeights& weights, const KvCacheShape& cache);
+  // Weights drawn on the device, equal to make_random_target_weights(shape, seed, matrix_std):
+  // real shapes, whose host copy would not fit comfortably (qwen3-8b: 16 GB of bf16).
+  VerifyModel(const TransformerShape& shape, std::uint64_t seed, double matrix_std,
+              const KvCacheShape& cache);
+  ~VerifyModel();
+  VerifyModel(const VerifyModel&) = delete;
+  VerifyModel& operator=(const VerifyModel&) = delete;
+
+  std::size_t weight_bytes() const;
+  void upload_kv(const HostKvCache& cache);
+  HostKvCache download_kv() const;
+  // Logits [T x vocab] (fp32); appends the batch's K/V to the device cache.
+  std::vector<float> forward(const RaggedBatch& batch);
+
+  // The same in three parts, for timing: set_batch validates and uploads the indices (host
+  // work); run enqueues the forward on the model's stream without synchronising; logits waits
+  // and downloads. Repeated runs rewrite the same cache positions.
+  void set_batch(const RaggedBatch& batch);
+  void run();
+  std::vector<float> logits() const;
+  // Times run() of the current batch with CUDA events, flushing L2 (a memset of l2_flush_bytes)
+  // before every sample, until the noise target of `options` (or its cap).
+  TimingStats time_run(const SamplingOptions& options, std::size_t l2_flush_bytes);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Device-to-device copy bandwidth, read plus write, in GB/s (the bandwidth floor's denominator).
+struct CopyBandwidth {
+  double gb_s = 0.0;
+  TimingStats stats;
+};
+CopyBandwidth measure_copy_bandwidth(std::size_t bytes, const SamplingOptions& options);
+
+struct GpuDraftResult {
+  std::vector<int> tokens;         // [R x gamma]
+  std::vector<float> p_draft;      // [R x gamma x vocab]
+  std::vector<float> confidence;   // [R x gamma]; empty for dflash
+  std::vector<float> base_logits;  // [R x gamma x vocab], before the Markov bias
+};
+
+// The DSpark drafter (dflash without its heads) on the device; semantics of dspark_ref.hpp for
+// R requests at once. The block's own K/V are written to the draft cache at positions
+// L..L+gamma-1 as scratch (the next context update overwrites them), so every slot needs room
+// for its context plus gamma.
+class DsparkModel {
+ public:
+  DsparkModel(const TargetWeights& target, const DraftWeights& draft, const KvCacheShape& cache);
+  ~DsparkModel();
+  DsparkModel(const DsparkModel&) = delete;
+  DsparkModel& operator=(const DsparkModel&) = delete;
+
+  void upload_kv(const HostKvCache& cache);
+  HostKvCache download_kv() const;
+  // states [n x ids * hidden] (bf16-exact): request r's rows cu_seqlens[r].. of `rows` are its
+  // positions context_lens[r].. in slot slots[r]; rows.tokens only sizes the batch.
+  void context_update(const std::vector<float>& states, const RaggedBatch& rows);
+  // temperature <= 0: greedy; else uniforms [R x gamma]. markov_and_confidence false: dflash.
+  GpuDraftResult draft(const std::vector<int>& anchors, const std::vector<int>& context_lens,
+                       const std::vector<int>& slots, double temperature,
+                       const std::vector<double>& uniforms, bool markov_and_confidence);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sparksim::kernels::gpu

@@ -1,0 +1,41 @@
+// The declared tolerance of every CUDA kernel against its CPU reference, with the metric and the
+// reason for the value. Metrics: max_rel = max |gpu - ref| / max |ref| over the output (an error
+// relative to the output's scale, robust to near-zero elements); nmse = sum (gpu - ref)^2 /
+// sum ref^2 (for reductions and whole-model outputs, where single elements legitimately drift).
+// The comparisons live in kernels/checks/kernel_checks.cpp.
+#pragma once
+
+namespace sparksim::kernels::tolerance {
+
+// bf16 output: one rounding of 2^-9 relative, plus the bf16-rounded input; fp32 statistics.
+inline constexpr double kRmsNormMaxRel = 1e-2;
+// bf16 in and out, angles in double: one rounding per element.
+inline constexpr double kRopeMaxRel = 1e-2;
+// A bf16 copy of bf16-exact values: must be exact.
+inline constexpr double kKvAppendMaxRel = 0.0;
+// fp32 online softmax and accumulation over <= 8192 positions, one bf16 rounding of the output.
+inline constexpr double kAttentionMaxRel = 1e-2;
+// fp32 silu and product, one bf16 rounding.
+inline constexpr double kSwigluMaxRel = 1e-2;
+// bf16-exact inputs, fp32 accumulation over k <= 17408: ~sqrt(k) * 2^-24 relative, far below.
+inline constexpr double kGemmMaxRel = 1e-3;
+// fp32 exp and sums against double over a vocabulary: ~1e-7 relative per element.
+inline constexpr double kSoftmaxNmse = 1e-9;
+// Whole verify forward (tiny shape): bf16 activations at ~10 roundings per layer, each ~2^-9.
+inline constexpr double kVerifyForwardNmse = 2e-3;
+// DSpark drafter (tiny shape): context K/V, base logits and draft distributions through bf16
+// activations, like the verify forward.
+inline constexpr double kDraftNmse = 2e-3;
+// A greedy draft token may differ from the reference only where the reference's top two logits
+// are closer than this (bf16 forwards move logits by a few 1e-2); the comparison of that request
+// stops there, since every later position depends on the token.
+inline constexpr double kDraftTieMargin = 0.1;
+// Confidence (a sigmoid in (0, 1)) up to the first token difference: absolute error.
+inline constexpr double kConfidenceMaxAbs = 2e-2;
+// Weights drawn on the device against the host generator: the same bits, so the same logits.
+inline constexpr double kDeviceWeightsMaxRel = 0.0;
+// Rejection verify: accepted counts exact; a committed token may differ only where u * total lies
+// within this fraction of the total from a CDF boundary (double sums in another order).
+inline constexpr double kRejectionBoundaryMargin = 1e-9;
+
+}  // namespace sparksim::kernels::tolerance
