@@ -96,6 +96,7 @@ struct MetricsTotals {
   int gpus = 1;
   DistributionSummary ttft_ms, tpot_ms, e2e_s, tok_s_per_user, queue_ms, itl_step_ms, itl_token_ms;
   double itl_relative_error = 0;
+  double request_relative_error = 0;
   std::int64_t kv_capacity_tokens = 0;
 };
 
@@ -110,6 +111,7 @@ MetricsTotals totals_of(const MetricsCollector& m) {
   t.itl_step_ms = m.itl_step_ms();
   t.itl_token_ms = m.itl_token_ms();
   t.itl_relative_error = m.itl_relative_error();
+  t.request_relative_error = m.request_percentile_relative_error();
   return t;
 }
 
@@ -133,6 +135,7 @@ void put_metrics(nlohmann::ordered_json& s, const MetricsTotals& m) {
   s["itl_step_ms"] = to_json(m.itl_step_ms);
   s["itl_token_ms"] = to_json(m.itl_token_ms);
   s["itl_percentile_relative_error"] = m.itl_relative_error;
+  s["request_percentile_relative_error"] = m.request_relative_error;
   s["tpot_excluded_single_token_requests"] = c.single_token_requests;
   s["tau_mean"] =
       per(static_cast<double>(c.decode_committed), static_cast<double>(c.request_steps));

@@ -290,6 +290,8 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
   s["itl_step_ms"] = to_json(metrics.itl_step_ms());
   s["itl_token_ms"] = to_json(metrics.itl_token_ms());
   s["itl_percentile_relative_error"] = metrics.itl_relative_error();
+  // 0: TTFT ... queue percentiles exact; else their bound (past 2^20 requests, bounded memory).
+  s["request_percentile_relative_error"] = metrics.request_percentile_relative_error();
   s["tpot_excluded_single_token_requests"] = c.single_token_requests;
   s["tau_mean"] =
       per(static_cast<double>(c.decode_committed), static_cast<double>(c.request_steps));

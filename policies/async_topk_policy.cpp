@@ -7,6 +7,7 @@
 #include <string>
 
 #include "policies/admission_search.hpp"
+#include "policies/survival_sort.hpp"
 
 namespace sparksim {
 
@@ -89,7 +90,8 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
   }
 
   // K: the whole lagged path when a cheap bound proves it wins (usual with slack); else a search
-  // over the lagged order, reused from `lag` steps earlier when that step kept it, else merged.
+  // over the lagged order, reused from `lag` steps earlier when that step kept it, else merged (or
+  // radix-sorted when long).
   std::int64_t capacity = lagged.candidates;
   StepOrder& earlier = orders_[read];
   if (!whole_path_wins(lagged, view.requests, sps)) {
@@ -104,9 +106,19 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
       }
       capacity = global_search(lagged_order_, view.requests, sps);
       ++reused_orders_;
-    } else {
+    } else if (lagged.candidates < static_cast<std::int64_t>(kRadixSortMin)) {
       merge_.reset(lagged_rows_, lagged_positive_, ids);
       capacity = global_search(merge_, view.requests, sps, nullptr);
+    } else {
+      // Only the values matter to the search: for a long path, radix-sort them instead of merging.
+      lagged_order_.clear();
+      for (std::size_t r = 0; r < requests; ++r) {
+        lagged_order_.insert(lagged_order_.end(), lagged_rows_[r],
+                             lagged_rows_[r] + lagged_positive_[r]);
+      }
+      sort_survivals_descending(lagged_order_, sort_scratch_);
+      capacity = global_search(lagged_order_, view.requests, sps);
+      ++sorted_searches_;
     }
   }
   last_capacity_ = capacity;

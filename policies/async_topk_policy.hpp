@@ -30,6 +30,8 @@ class AsyncTopKPolicy final : public VerificationPolicy {
   std::int64_t last_capacity() const { return last_capacity_; }
   // Capacity searches that reused an earlier step's order instead of merging (diagnostics).
   std::int64_t reused_orders() const { return reused_orders_; }
+  // Capacity searches over a radix-sorted path (at least kRadixSortMin candidates; diagnostics).
+  std::int64_t sorted_searches() const { return sorted_searches_; }
   // Requests whose history is held (a request leaving must be forgotten).
   std::size_t remembered_requests() const { return slots_.live(); }
 
@@ -40,6 +42,7 @@ class AsyncTopKPolicy final : public VerificationPolicy {
   std::int64_t step_ = 0;  // schedule() calls so far
   std::int64_t last_capacity_ = 0;
   std::int64_t reused_orders_ = 0;
+  std::int64_t sorted_searches_ = 0;
   RequestSlots slots_;
   // Per slot, a ring of lag + 1 entries (entry = step % (lag + 1)): the survivals a step recorded
   // (γ each), how many of them are positive, and the step (kNever = empty). Lag + 1 entries let
@@ -59,7 +62,7 @@ class AsyncTopKPolicy final : public VerificationPolicy {
   };
   std::vector<StepOrder> orders_;
   std::vector<std::int64_t> present_;  // per slot: the last step its request was in the batch
-  std::vector<float> lagged_order_;    // scratch
+  std::vector<float> lagged_order_, sort_scratch_;  // scratch
   // Scratch, per batch: row pointers into history_ (or ones_) and positive counts.
   std::vector<const float*> lagged_rows_, current_rows_;
   std::vector<int> lagged_positive_, current_positive_;

@@ -1,5 +1,5 @@
 // LSD radix sort of non-negative floats, descending, with a comparison-sort fallback for short
-// inputs (where the 2048-bucket histograms would cost more than they save).
+// inputs (where clearing and scanning the 2048-bucket histograms costs more than it saves).
 #include "policies/survival_sort.hpp"
 
 #include <algorithm>
@@ -11,14 +11,13 @@
 namespace sparksim {
 
 namespace {
-constexpr std::size_t kRadixMin = 256;  // below this std::sort is faster
-constexpr int kBits = 11;               // three passes cover the 32 bits
+constexpr int kBits = 11;  // three passes cover the 32 bits
 constexpr std::uint32_t kMask = (1u << kBits) - 1;
 }  // namespace
 
 void sort_survivals_descending(std::vector<float>& values, std::vector<float>& scratch) {
   const std::size_t n = values.size();
-  if (n < kRadixMin) {
+  if (n < kRadixSortMin) {
     std::sort(values.begin(), values.end(), std::greater<float>());
     return;
   }

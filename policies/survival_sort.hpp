@@ -4,12 +4,19 @@
 // O(N log R) sift steps for the N = R·γ candidates of a large batch.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace sparksim {
 
-// Sorts `values` into descending order. Every value must be a non-negative float (not NaN), as
-// compute_survivals' positive survivals are. `scratch` is working memory kept between calls.
+// From this many values on, the radix sort beats a heap merge of the per-request lists (each
+// already sorted); below it the merge wins (measured on async-topk with γ = 7: the radix sort was
+// about 1.8x faster at 3584 values, the merge about 1.5x faster at 448).
+inline constexpr std::size_t kRadixSortMin = 2048;
+
+// Sorts `values` into descending order (a comparison sort below kRadixSortMin values). Every value
+// must be a non-negative float (not NaN), as compute_survivals' positive survivals are. `scratch`
+// is working memory kept between calls.
 void sort_survivals_descending(std::vector<float>& values, std::vector<float>& scratch);
 
 }  // namespace sparksim

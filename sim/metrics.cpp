@@ -68,18 +68,18 @@ void MetricsCollector::on_request_done(const Request& r) {
   const double ttft_ms = sim_time_to_ms(r.first_token - r.arrival);
   const double e2e_s = sim_time_to_seconds(r.done - r.arrival);
   const double queue_ms = sim_time_to_ms(r.first_admitted - r.arrival);
-  ttft_ms_.push_back(ttft_ms);
-  e2e_s_.push_back(e2e_s);
-  queue_ms_.push_back(queue_ms);
+  ttft_ms_.add(ttft_ms);
+  e2e_s_.add(e2e_s);
+  queue_ms_.add(queue_ms);
   double tpot_ms = 0, tok_s = 0;
   if (r.spec.output_tokens > 1) {
     tpot_ms =
         sim_time_to_ms(r.done - r.first_token) / static_cast<double>(r.spec.output_tokens - 1);
-    tpot_ms_.push_back(tpot_ms);
+    tpot_ms_.add(tpot_ms);
     // A TPOT of 0 happens when all tokens arrive with the first (prefill + nothing left):
     // impossible here since decode steps take positive time, but guard the division anyway.
     tok_s = tpot_ms > 0 ? 1000.0 / tpot_ms : 0.0;
-    tok_s_per_user_.push_back(tok_s);
+    tok_s_per_user_.add(tok_s);
   } else {
     ++counters_.single_token_requests;
   }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/bounded_sample.hpp"
 #include "common/distribution_summary.hpp"
 #include "common/sim_time.hpp"
 #include "sim/request.hpp"
@@ -78,11 +79,14 @@ class MetricsCollector {
 
   const AggregateCounters& counters() const { return counters_; }
   const std::vector<PerSecondBin>& per_second() const { return bins_; }
-  DistributionSummary ttft_ms() const { return summarize_exact(ttft_ms_); }
-  DistributionSummary tpot_ms() const { return summarize_exact(tpot_ms_); }
-  DistributionSummary e2e_s() const { return summarize_exact(e2e_s_); }
-  DistributionSummary tok_s_per_user() const { return summarize_exact(tok_s_per_user_); }
-  DistributionSummary queue_ms() const { return summarize_exact(queue_ms_); }
+  // Per-request summaries: exact percentiles up to BoundedSample's budget (2^20 requests), then
+  // within request_percentile_relative_error() (bounded memory on replays of any length).
+  DistributionSummary ttft_ms() const { return ttft_ms_.summarize(); }
+  DistributionSummary tpot_ms() const { return tpot_ms_.summarize(); }
+  DistributionSummary e2e_s() const { return e2e_s_.summarize(); }
+  DistributionSummary tok_s_per_user() const { return tok_s_per_user_.summarize(); }
+  DistributionSummary queue_ms() const { return queue_ms_.summarize(); }
+  double request_percentile_relative_error() const { return ttft_ms_.relative_error(); }
   DistributionSummary itl_step_ms() const { return itl_step_ms_.summarize(); }
   DistributionSummary itl_token_ms() const { return itl_token_ms_.summarize(); }
   double itl_relative_error() const { return itl_step_ms_.relative_error(); }
@@ -95,7 +99,7 @@ class MetricsCollector {
   std::ostream* requests_csv_;
   AggregateCounters counters_;
   std::vector<PerSecondBin> bins_;
-  std::vector<double> ttft_ms_, tpot_ms_, e2e_s_, tok_s_per_user_, queue_ms_;
+  BoundedSample ttft_ms_, tpot_ms_, e2e_s_, tok_s_per_user_, queue_ms_;
   LogHistogram itl_step_ms_, itl_token_ms_;
   std::string line_;  // reused for each requests.csv row
 };

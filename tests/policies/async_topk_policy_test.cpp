@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "policies/policy_registry.hpp"
+#include "policies/survival_sort.hpp"
 #include "policy_test_util.hpp"
 
 using namespace sparksim;
@@ -124,19 +125,33 @@ TEST_CASE("async-topk: all-zero confidences give 0 even with a large capacity") 
 
 TEST_CASE("async-topk matches a plain reference over random runs with churn") {
   std::mt19937_64 rng(2024);
-  // Staircase curves (the search runs) and a gentle one with slack (the whole-path shortcut fires).
-  for (const auto& [lag, gentle] :
-       {std::pair{1, false}, std::pair{2, false}, std::pair{3, false}, std::pair{2, true}}) {
+  // Staircase curves (the search runs), a gentle one with slack (the whole-path shortcut fires),
+  // and large batches on the gentle curve, whose lagged paths reach kRadixSortMin candidates and
+  // whose K then hangs on every survival's rank (the radix-sorted search).
+  struct Config {
+    int lag;
+    bool gentle;
+    std::size_t cap;  // most requests running
+    int joins;        // most requests joining per step
+  };
+  for (const Config& config :
+       {Config{1, false, 60, 4}, Config{2, false, 60, 4}, Config{3, false, 60, 4},
+        Config{2, true, 8, 4}, Config{2, false, 800, 160}}) {
+    const auto [lag, gentle, cap, max_joins] = config;
+    const bool large = cap > 100;
     const int gamma = 5;
     AsyncTopKPolicy policy(gamma, lag, false);
     std::map<std::uint64_t, std::map<std::int64_t, std::vector<float>>> history;  // id → step → c
     std::vector<std::uint64_t> running;
     std::uint64_t next_id = 0;
-    std::vector<double> sps_values(400);
+    std::size_t long_interior = 0;  // steps whose long-path search decided K
+    std::vector<double> sps_values(large ? 5000 : 400);
     double level = 300.0;
     for (std::size_t i = 0; i < sps_values.size(); ++i) {
-      if (rng() % 4 == 0) level *= 0.7 + 0.3 * static_cast<double>(rng() % 100) / 100.0;
-      sps_values[i] = gentle ? 8000.0 / (96.0 + static_cast<double>(i + 1)) : level;
+      if (rng() % (large ? 40 : 4) == 0) {
+        level *= 0.7 + 0.3 * static_cast<double>(rng() % 100) / 100.0;
+      }
+      sps_values[i] = gentle || large ? 8000.0 / (96.0 + static_cast<double>(i + 1)) : level;
     }
     const SpsTable sps(sps_values);
     for (std::int64_t t = 0; t < 300; ++t) {
@@ -150,8 +165,7 @@ TEST_CASE("async-topk matches a plain reference over random runs with churn") {
           ++i;
         }
       }
-      const int joins = static_cast<int>(rng() % 4);
-      const std::size_t cap = gentle ? 8 : 60;
+      const int joins = static_cast<int>(rng() % static_cast<std::uint64_t>(max_joins));
       for (int j = 0; j < joins && running.size() < cap; ++j) running.push_back(next_id++);
       if (running.empty()) running.push_back(next_id++);
       // Some requests seen before sit a step out without leaving (as in a chunked-prefill pause):
@@ -178,8 +192,12 @@ TEST_CASE("async-topk matches a plain reference over random runs with churn") {
         history[id][t] = c;
       }
       const auto requests = current.requests();
-      const std::size_t capacity =
-          reference_global_count(reference_order(lagged.view()), requests, sps);
+      const auto lagged_order = reference_order(lagged.view());
+      const std::size_t capacity = reference_global_count(lagged_order, requests, sps);
+      // A search with a say: it stops strictly inside a path long enough to be radix-sorted.
+      if (capacity > 0 && capacity < lagged_order.size() && lagged_order.size() >= kRadixSortMin) {
+        ++long_interior;
+      }
       const auto order = reference_order(current.view());
       const auto expected = lengths_of_prefix(order, requests, std::min(capacity, order.size()));
       std::vector<int> lengths(batch_ids.size(), -1);
@@ -189,7 +207,11 @@ TEST_CASE("async-topk matches a plain reference over random runs with churn") {
       REQUIRE(lengths == expected);
     }
     CHECK(policy.remembered_requests() == running.size());
-    if (!gentle) CHECK(policy.reused_orders() > 0);  // the reuse path was checked too
+    if (!gentle && !large) CHECK(policy.reused_orders() > 0);  // the reuse path was checked too
+    if (large) {
+      CHECK(policy.sorted_searches() > 50);  // and the radix-sorted one,
+      CHECK(long_interior > 50);             // where the order decided K
+    }
   }
 }
 
