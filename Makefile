@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 SPARKSIM := $(BUILD)/sparksim
 DEMO_OUT ?= out/demo
 
-.PHONY: deps configure build demo demo-run test test-sanitize format format-check tidy bench clean
+.PHONY: deps configure build demo demo-run test test-sanitize fuzz-build fuzz format format-check tidy bench clean
 
 deps:
 	@./scripts/install_deps.sh
@@ -37,10 +37,22 @@ test: build format-check
 SANITIZE_BUILD ?= build-sanitize
 test-sanitize: deps
 	@cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DSPARKSIM_SANITIZE=ON >/dev/null
+	  -DSPARKSIM_SANITIZE=ON -DCMAKE_CUDA_COMPILER=OFF >/dev/null
 	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	@cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer harnesses (fuzz/), built with clang, ASan and UBSan in their own directory; `make fuzz`
+# runs each for FUZZ_SECONDS (default 30; the hardening issue's long runs use 600).
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 30
+fuzz-build: deps
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSPARKSIM_FUZZ=ON -DSPARKSIM_BUILD_TESTS=OFF -DCMAKE_CUDA_COMPILER=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(patsubst fuzz/%.cpp,%,$(wildcard fuzz/*_fuzzer.cpp))
+
+fuzz: fuzz-build
+	@./scripts/fuzz_run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # Replay speed (a benchmark, not a test): figures print, nothing is asserted.
 bench: build

@@ -12,6 +12,10 @@ using SimTime = std::int64_t;  // nanoseconds since the start of the simulation
 inline constexpr SimTime kNanosPerSecond = 1'000'000'000;
 // Largest time any accepted input may produce (about 31 years): leaves headroom for sums.
 inline constexpr SimTime kMaxSimTime = SimTime{1'000'000'000} * 1'000'000'000;
+// Longest single step the time model may return (about 11.6 days): with arrivals capped at
+// kMaxSimTime, int64 nanoseconds then hold millions of such steps past the last arrival, and the
+// engine refuses to go past kMaxSimTime * 8 rather than overflow.
+inline constexpr SimTime kMaxStepTime = SimTime{1'000'000} * 1'000'000'000;
 
 // Rounds to the nearest nanosecond. Callers validate that `seconds` is finite and in range.
 inline SimTime seconds_to_sim_time(double seconds) {

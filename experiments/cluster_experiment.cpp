@@ -15,6 +15,8 @@
 #include "common/input_error.hpp"
 #include "common/staged_directory.hpp"
 #include "common/version.hpp"
+#include "experiments/problem_list.hpp"
+#include "experiments/summary_json.hpp"
 #include "policies/policy_registry.hpp"
 #include "profiles/time_model.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
@@ -28,63 +30,8 @@ namespace {
 
 constexpr std::int64_t kMaxReplicas = 4096;
 
-class Problems {
- public:
-  void add(const std::string& message) { messages_.push_back(message); }
-  template <typename F>
-  void check(F&& f) {
-    try {
-      f();
-    } catch (const InputError& e) {
-      messages_.push_back(e.what());
-    }
-  }
-  void throw_if_any() const {
-    if (messages_.empty()) return;
-    std::string all;
-    for (std::size_t i = 0; i < messages_.size(); ++i) all += (i ? "\nerror: " : "") + messages_[i];
-    throw InputError(all);
-  }
-
- private:
-  std::vector<std::string> messages_;
-};
-
 double per(double num, double den) {
   return den > 0 ? num / den : 0.0;
-}
-
-nlohmann::ordered_json to_json(const DistributionSummary& s) {
-  nlohmann::ordered_json j;
-  j["mean"] = s.mean;
-  j["p10"] = s.p10;
-  j["p50"] = s.p50;
-  j["p90"] = s.p90;
-  j["p99"] = s.p99;
-  j["count"] = s.count;
-  return j;
-}
-
-nlohmann::ordered_json load_report_json(const LoadReport& r) {
-  nlohmann::ordered_json j;
-  j["source"] = r.source;
-  j["format"] = r.format;
-  j["rows_read"] = r.rows_read;
-  j["rows_kept"] = r.rows_kept;
-  j["rows_sorted"] = r.rows_sorted;
-  j["rows_dropped"] = r.rows_dropped;
-  j["rows_clipped"] = r.rows_clipped;
-  j["notes"] = r.notes;
-  return j;
-}
-
-std::string profile_label(const Profile& p) {
-  if (p.is_analytic()) {
-    return "ANALYTIC roofline profile for " + p.provenance.gpu + " / " + p.target +
-           " (not measured on a GPU)";
-  }
-  return "measured profile for " + p.provenance.gpu + " / " + p.target + " (" + p.provenance.date +
-         ")";
 }
 
 // The metrics part of `sparksim run`'s summary (requests_total … kv_peak_reserved_tokens).
@@ -200,7 +147,7 @@ struct ReplicaRig {
 
 // The cluster's own options. `run`: the validated run, or null when it had problems (they are
 // already in `problems`); o.run must be the options it came from.
-ClusterSetup check_cluster(const ClusterOptions& o, const RunSetup* run, Problems& problems) {
+ClusterSetup check_cluster(const ClusterOptions& o, const RunSetup* run, ProblemList& problems) {
   ClusterSetup setup{o, run ? *run : RunSetup{}, NamedSpec::parse("round-robin", "--router"), {}};
   const bool run_ok = run != nullptr;
   problems.check([&] {
@@ -294,7 +241,7 @@ void resolve_platform(ClusterSetup& setup) {
 }  // namespace
 
 ClusterSetup prepare_cluster(const ClusterOptions& options) {
-  Problems problems;
+  ProblemList problems;
   std::optional<RunSetup> run;
   problems.check([&] { run = prepare_run(options.run); });
   ClusterSetup setup = check_cluster(options, run ? &*run : nullptr, problems);
@@ -305,7 +252,7 @@ ClusterSetup prepare_cluster(const ClusterOptions& options) {
 ClusterSetup prepare_cluster(const RunSetup& run, const ClusterOptions& options) {
   ClusterOptions with_run = options;
   with_run.run = run.options;
-  Problems problems;
+  ProblemList problems;
   ClusterSetup setup = check_cluster(with_run, &run, problems);
   resolve_platform(setup);
   return setup;

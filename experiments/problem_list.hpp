@@ -2,6 +2,7 @@
 // them in one InputError (one per line, each `path:line: what`), instead of fixing them one by one.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,10 +19,15 @@ class ProblemList {
     try {
       std::forward<F>(f)();
     } catch (const InputError& e) {
-      messages_.emplace_back(e.what());
+      add(e.what());
     }
   }
-  void add(std::string message) { messages_.push_back(std::move(message)); }
+  // The same problem found by two checks (a file read for two purposes) is listed once.
+  void add(std::string message) {
+    if (std::find(messages_.begin(), messages_.end(), message) == messages_.end()) {
+      messages_.push_back(std::move(message));
+    }
+  }
   bool empty() const { return messages_.empty(); }
   const std::vector<std::string>& messages() const { return messages_; }
 

@@ -14,6 +14,8 @@
 #include "common/input_error.hpp"
 #include "common/staged_directory.hpp"
 #include "common/version.hpp"
+#include "experiments/problem_list.hpp"
+#include "experiments/summary_json.hpp"
 #include "policies/policy_registry.hpp"
 #include "profiles/profile_io.hpp"
 #include "profiles/time_model.hpp"
@@ -24,68 +26,10 @@
 
 namespace sparksim {
 
-namespace {
-
-// Collects problems so the user sees all of them in one go.
-class Problems {
- public:
-  template <typename F>
-  void check(F&& f) {
-    try {
-      f();
-    } catch (const InputError& e) {
-      messages_.push_back(e.what());
-    }
-  }
-  void add(const std::string& message) { messages_.push_back(message); }
-  void throw_if_any() const {
-    if (messages_.empty()) return;
-    std::string all;
-    for (std::size_t i = 0; i < messages_.size(); ++i) all += (i ? "\nerror: " : "") + messages_[i];
-    throw InputError(all);
-  }
-
- private:
-  std::vector<std::string> messages_;
-};
-
-nlohmann::ordered_json to_json(const DistributionSummary& s) {
-  nlohmann::ordered_json j;
-  j["mean"] = s.mean;
-  j["p10"] = s.p10;
-  j["p50"] = s.p50;
-  j["p90"] = s.p90;
-  j["p99"] = s.p99;
-  j["count"] = s.count;
-  return j;
-}
-
-nlohmann::ordered_json load_report_json(const LoadReport& r) {
-  nlohmann::ordered_json j;
-  j["source"] = r.source;
-  j["format"] = r.format;
-  j["rows_read"] = r.rows_read;
-  j["rows_kept"] = r.rows_kept;
-  j["rows_sorted"] = r.rows_sorted;
-  j["rows_dropped"] = r.rows_dropped;
-  j["rows_clipped"] = r.rows_clipped;
-  j["notes"] = r.notes;
-  return j;
-}
-
-std::string profile_label(const Profile& p) {
-  if (p.is_analytic()) {
-    return "ANALYTIC roofline profile for " + p.provenance.gpu + " / " + p.target +
-           " (not measured on a GPU)";
-  }
-  return "measured profile for " + p.provenance.gpu + " / " + p.target + " (" + p.provenance.date +
-         ")";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 RunSetup prepare_run(const RunOptions& o) {
-  Problems problems;
+  ProblemList problems;
   RunSetup setup{o,
                  {},
                  std::nullopt,
@@ -166,9 +110,6 @@ RunSetup prepare_run(const RunOptions& o) {
     problems.check([&] { find_policy(setup.policy_spec); });
     problems.check([&] { find_acceptance_model(setup.acceptance_spec); });
   }
-  if (!o.profile_path.empty())
-    problems.check([&] { setup.profile = load_profile(o.profile_path); });
-
   if (!o.trace_path.empty()) {
     problems.check([&] {
       TraceOptions topt;

@@ -370,7 +370,20 @@ std::vector<std::vector<std::string>> tier_rows(const SweepConfig& c, const Swee
                     load_text(c, g.load) + ", " + fmt(g.throughput_tok_s_per_gpu.mean, 1) +
                     " tok/s/GPU)");
     } else {
-      row.push_back("-");
+      // Say why there is no ratio: the baseline has no point at this tier, or this system never
+      // delivers the baseline's throughput at any swept load.
+      const TierOutcome* base = nullptr;
+      for (const auto& b : outcomes) {
+        if (c.baseline && b.system == *c.baseline && b.tier_tok_s_per_user == o.tier_tok_s_per_user)
+          base = &b;
+      }
+      if (base == nullptr || !base->best) {
+        row.push_back("- (the baseline cannot meet this tier)");
+      } else {
+        row.push_back("- (never reaches the baseline's " +
+                      fmt(a.aggregates[*base->best].throughput_tok_s_per_gpu.mean, 1) +
+                      " tok/s/GPU at any swept load)");
+      }
     }
     rows.push_back(std::move(row));
   }

@@ -97,13 +97,19 @@ void read_memory(const JsonFile& f, Profile& p) {
   }
 }
 
+// Upper bounds on the time-model coefficients. No GPU step takes 1000 s, and no kernel spends a
+// millisecond per token; anything larger is a typo or a unit error (a "zero bandwidth" profile)
+// that would otherwise overflow integer nanoseconds in the time model.
+const NumberRange kMicrosecondsRange = NumberRange::between(0, 1e9);  // <= 1000 s
+const NumberRange kNsPerTokenRange = NumberRange::between(0, 1e6);    // <= 1 ms per token
+
 void read_verify(const JsonFile& f, VerifyTimeModel& v) {
   f.reject_unknown_keys(ptr("/verify"), {"fixed_us", "graph_buckets", "dense_tokens", "dense_us",
                                          "kv_read_ns_per_context_token", "attention_ns_per_pair"});
-  v.fixed_us = f.get_number(ptr("/verify/fixed_us"), NumberRange::at_least(0));
+  v.fixed_us = f.get_number(ptr("/verify/fixed_us"), kMicrosecondsRange);
   v.graph_buckets = read_ascending_tokens(f, "/verify/graph_buckets", 0);
   v.dense_tokens = read_ascending_tokens(f, "/verify/dense_tokens", 2);
-  v.dense_us = f.get_number_array(ptr("/verify/dense_us"), NumberRange::at_least(0));
+  v.dense_us = f.get_number_array(ptr("/verify/dense_us"), kMicrosecondsRange);
   require_same_length(f, "/verify/dense_us", v.dense_us.size(), "/verify/dense_tokens",
                       v.dense_tokens.size());
   for (std::size_t i = 1; i < v.dense_us.size(); ++i) {
@@ -115,9 +121,8 @@ void read_verify(const JsonFile& f, VerifyTimeModel& v) {
     }
   }
   v.kv_read_ns_per_context_token =
-      f.get_number(ptr("/verify/kv_read_ns_per_context_token"), NumberRange::at_least(0));
-  v.attention_ns_per_pair =
-      f.get_number(ptr("/verify/attention_ns_per_pair"), NumberRange::at_least(0));
+      f.get_number(ptr("/verify/kv_read_ns_per_context_token"), kNsPerTokenRange);
+  v.attention_ns_per_pair = f.get_number(ptr("/verify/attention_ns_per_pair"), kNsPerTokenRange);
 }
 
 void read_draft(const JsonFile& f, std::array<DraftTimeModel, kDrafterFamilyCount>& draft) {
@@ -130,13 +135,13 @@ void read_draft(const JsonFile& f, std::array<DraftTimeModel, kDrafterFamilyCoun
         ptr(at), {"fixed_us", "per_pass_us", "per_token_ns", "sequential_in_gamma",
                   "tokens_scale_with_gamma", "kv_read_ns_per_context_token", "kv_read_per_pass"});
     DraftTimeModel& m = draft[i];
-    m.fixed_us = f.get_number(ptr(at + "/fixed_us"), NumberRange::at_least(0));
-    m.per_pass_us = f.get_number(ptr(at + "/per_pass_us"), NumberRange::at_least(0));
-    m.per_token_ns = f.get_number(ptr(at + "/per_token_ns"), NumberRange::at_least(0));
+    m.fixed_us = f.get_number(ptr(at + "/fixed_us"), kMicrosecondsRange);
+    m.per_pass_us = f.get_number(ptr(at + "/per_pass_us"), kMicrosecondsRange);
+    m.per_token_ns = f.get_number(ptr(at + "/per_token_ns"), kNsPerTokenRange);
     m.sequential_in_gamma = f.get_bool(ptr(at + "/sequential_in_gamma"));
     m.tokens_scale_with_gamma = f.get_bool(ptr(at + "/tokens_scale_with_gamma"));
     m.kv_read_ns_per_context_token =
-        f.get_number(ptr(at + "/kv_read_ns_per_context_token"), NumberRange::at_least(0));
+        f.get_number(ptr(at + "/kv_read_ns_per_context_token"), kNsPerTokenRange);
     m.kv_read_per_pass = f.get_bool(ptr(at + "/kv_read_per_pass"));
   }
 }
@@ -223,7 +228,7 @@ Profile profile_from_json(const JsonFile& f) {
   p.gpus = static_cast<int>(f.get_int(ptr("/gpus"), 1, 4096));
   f.get_object(ptr("/memory"));
   read_memory(f, p);
-  p.host_overhead_us = f.get_number(ptr("/host_overhead_us"), NumberRange::at_least(0));
+  p.host_overhead_us = f.get_number(ptr("/host_overhead_us"), kMicrosecondsRange);
   f.get_object(ptr("/verify"));
   read_verify(f, p.verify);
   f.get_object(ptr("/draft"));

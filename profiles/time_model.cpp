@@ -12,7 +12,15 @@ namespace sparksim {
 
 namespace {
 
+// Profiles bound every coefficient, but a product with a huge batch or context could still leave
+// int64 nanoseconds; converting such a double is undefined behaviour, so it is refused here.
 SimTime round_ns(double ns) {
+  if (!(ns >= 0 && ns <= static_cast<double>(kMaxStepTime))) {
+    throw std::overflow_error("time model: a step of " + std::to_string(ns * 1e-9) +
+                              " s is past the simulator's limit of " +
+                              std::to_string(kMaxStepTime / kNanosPerSecond) +
+                              " s per step (check the profile's units)");
+  }
   return static_cast<SimTime>(std::llround(ns));
 }
 

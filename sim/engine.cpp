@@ -213,6 +213,11 @@ std::optional<SimTime> Engine::try_start_step(EngineLane lane, SimTime now) {
   // A step always advances time: a zero-length step would let the loop spin at one instant.
   duration = std::max<SimTime>(duration, 1);
 
+  if (now > 8 * kMaxSimTime - duration) {
+    throw std::overflow_error("engine: simulated time passed " +
+                              std::to_string(8 * (kMaxSimTime / kNanosPerSecond)) +
+                              " s, the simulator's limit");
+  }
   plan.active = true;
   plan.start = now;
   plan.end = now + duration;

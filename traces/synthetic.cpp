@@ -24,6 +24,10 @@ constexpr std::array<std::string_view, 6> kKeys = {"rate",   "cv",     "prompt",
                                                    "output", "domain", "duration_s"};
 // Guards memory: a trace this long (3 GB of requests) is a typo in rate or duration_s.
 constexpr double kMaxExpectedRequests = 1e8;
+// Burstiness bound: Gamma inter-arrivals with cv 10 (shape 0.01) are already far burstier than any
+// published serving trace; past it almost every gap is ~0 and the arrival count over duration_s
+// explodes however small rate * duration_s is (found by the synthetic-spec fuzzer).
+constexpr double kMaxCv = 10.0;
 
 std::string valid_keys() {
   std::string list;
@@ -134,6 +138,9 @@ SyntheticSpec parse_synthetic_spec(const std::string& text) {
       spec.rate_per_s = parse_positive(key, value);
     } else if (key == "cv") {
       spec.cv = parse_positive(key, value);
+      if (spec.cv > kMaxCv) {
+        throw InputError("--synthetic: cv is " + std::string(value) + "; must be in (0, 10]");
+      }
     } else if (key == "prompt") {
       spec.prompt = parse_length_distribution(value, key);
     } else if (key == "output") {
@@ -199,6 +206,12 @@ Trace generate_synthetic_trace(const SyntheticSpec& spec, std::uint64_t seed) {
     if (!(t < spec.duration_s)) break;
     const SimTime arrival = seconds_to_sim_time(t);
     if (arrival >= end) break;
+    // Memory guard for an unlucky draw: the bound on rate * duration_s is on the mean only.
+    if (static_cast<double>(trace.requests.size()) >= kMaxExpectedRequests) {
+      throw InputError(
+          "--synthetic: more than 1e8 arrivals drawn in duration_s; lower rate, cv "
+          "or duration_s");
+    }
     RequestSpec request = sample_request(spec, length_rng);
     request.arrival = arrival;
     trace.requests.push_back(request);

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <numbers>
 #include <tuple>
 
@@ -280,6 +282,22 @@ TEST_CASE("lognormal lengths with sigma 0 are the median, tiny medians clamp to 
     saw_one = saw_one || r.output_tokens == 1;
   }
   CHECK(saw_one);  // median 1, sigma 3: half the draws are below 1 and clamp up
+}
+
+TEST_CASE("a cv past 10 is refused before any arrival is drawn", "[traces][synthetic]") {
+  // Regression (fuzz/regressions/synthetic_spec_huge_cv): cv 1.2e103 parsed, then Gamma
+  // inter-arrivals of shape ~0 drew millions of zero gaps and generation hung.
+  std::ifstream file(std::string(SPARKSIM_SOURCE_DIR) + "/fuzz/regressions/synthetic_spec_huge_cv");
+  const std::string found((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  REQUIRE_FALSE(found.empty());
+  CHECK_THROWS_WITH(parse_synthetic_spec(found),
+                    Catch::Contains("cv is") && Catch::Contains("must be in (0, 10]"));
+  CHECK_THROWS_AS(parse_synthetic_spec("cv=10.5,prompt=fixed:1,output=fixed:1"), InputError);
+  const SyntheticSpec bursty =
+      parse_synthetic_spec("rate=4,cv=10,prompt=fixed:1,output=fixed:1,duration_s=200");
+  CHECK(bursty.cv == 10.0);
+  // At the bound the count stays of the order of rate * duration_s (800 expected).
+  CHECK(generate_synthetic_trace(bursty, 1).requests.size() < 100'000);
 }
 
 }  // namespace

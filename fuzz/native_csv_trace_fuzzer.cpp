@@ -1,0 +1,10 @@
+// libFuzzer harness: sparksim's native trace CSV parser.
+#include "fuzz/fuzz_input.hpp"
+#include "traces/native_csv_trace.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  sparksim::fuzz::expect_parse_or_input_error([&] {
+    sparksim::load_native_csv_trace("fuzz.csv", sparksim::fuzz::as_text(data, size), {});
+  });
+  return 0;
+}
