@@ -205,6 +205,25 @@ class SourceScanner {
   throw InputError(path, line, "invalid JSON (column " + std::to_string(column) + "): " + what);
 }
 
+// A number too large for a double ("1e999") is valid JSON syntax that nlohmann refuses with
+// out_of_range and no byte offset; the line is that of the first occurrence of the token.
+[[noreturn]] void throw_number_overflow(const Json::out_of_range& e, const std::string& text,
+                                        const std::string& path) {
+  std::string what = e.what();
+  const std::size_t tag_end = what.find("] ");
+  if (tag_end != std::string::npos) what = what.substr(tag_end + 2);
+  std::int64_t line = 0;
+  const std::size_t open = what.find('\'');
+  const std::size_t close = what.rfind('\'');
+  if (open != std::string::npos && close > open + 1) {
+    const std::size_t at = text.find(what.substr(open + 1, close - open - 1));
+    if (at != std::string::npos) {
+      line = 1 + static_cast<std::int64_t>(std::count(text.begin(), text.begin() + at, '\n'));
+    }
+  }
+  throw InputError(path, line, "invalid JSON: " + what);
+}
+
 }  // namespace
 
 std::string format_number(double x) {
@@ -247,6 +266,8 @@ JsonFile JsonFile::parse(std::string text, std::string path) {
     root = Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw_parse_error(e, text, path);
+  } catch (const Json::out_of_range& e) {
+    throw_number_overflow(e, text, path);
   }
   return JsonFile(std::move(text), std::move(path), std::move(root));
 }

@@ -58,7 +58,9 @@ void require_gnuplot() {
 void run_gnuplot(const std::filesystem::path& workdir, const std::string& script) {
   const auto gnuplot = find_gnuplot();
   if (!gnuplot) require_gnuplot();
-  const auto log = workdir / ".gnuplot.log";
+  // Absolute: the shell changes into `workdir` before the redirection is opened, so a relative
+  // log path (an `--out out/demo` run) would be resolved twice.
+  const auto log = std::filesystem::absolute(workdir) / ".gnuplot.log";
   const std::string command = "cd " + shell_quote(workdir.string()) + " && " +
                               shell_quote(*gnuplot) + " " + shell_quote(script) + " > " +
                               shell_quote(log.string()) + " 2>&1";

@@ -34,9 +34,13 @@ std::int64_t integer_field(const nlohmann::json& row, const char* key, const std
 
 // nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 1, ";
 // the file line is already in our prefix, so keep only the part after it.
-std::string json_error_detail(const nlohmann::json::parse_error& e) {
+std::string json_error_detail(const nlohmann::json::exception& e) {
   std::string what = e.what();
-  const std::size_t at = what.find("column ");
+  std::size_t at = what.find("column ");
+  if (at == std::string::npos) {
+    at = what.find("] ");  // out_of_range: "[json.exception.out_of_range.406] number overflow ..."
+    if (at != std::string::npos) at += 2;
+  }
   return at == std::string::npos ? what : what.substr(at);
 }
 
@@ -103,6 +107,9 @@ Trace load_mooncake_trace(const std::string& path, std::string_view text,
     try {
       row = nlohmann::json::parse(line.begin(), line.end());
     } catch (const nlohmann::json::parse_error& e) {
+      throw InputError(path, n, "not valid JSON (" + json_error_detail(e) + ")");
+    } catch (const nlohmann::json::out_of_range& e) {
+      // Valid syntax, but a number too large for a double (found by the Mooncake fuzzer).
       throw InputError(path, n, "not valid JSON (" + json_error_detail(e) + ")");
     }
     if (!row.is_object()) {

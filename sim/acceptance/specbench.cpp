@@ -135,7 +135,7 @@ SpecBenchData load_specbench(const std::string& path) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // syntax, or a number too large (out_of_range)
       fail(std::string("invalid JSON: ") + e.what());
     }
     SpecBenchQuestion q;

@@ -188,5 +188,12 @@ TEST_CASE("write_file_atomically replaces the file and leaves no temporary") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a number too large for a double is an input error at its line") {
+  // Found by fuzzing the Mooncake loader; JsonFile had the same gap (out_of_range escaped).
+  const std::string e =
+      error_of([] { JsonFile::parse("{\n  \"a\": 1,\n  \"b\": 1e999\n}", "n.json"); });
+  CHECK_THAT(e, Catch::Contains("n.json:3: invalid JSON: number overflow parsing '1e999'"));
+}
+
 }  // namespace
 }  // namespace sparksim

@@ -75,6 +75,21 @@ TEST_CASE("points.csv is byte-identical at 1 and 2 workers") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("plots and report are written for an --out path relative to the working directory") {
+  // Regression: `make demo` (--out out/demo) failed in a fresh clone because gnuplot's log path
+  // was relative and the shell had already changed into the output directory.
+  const auto dir = scratch_dir("pareto_relative_out");
+  const auto config = write_config(dir, kTinySweep);
+  const auto out = fs::relative(dir / "rel", SPARKSIM_SOURCE_DIR);
+  REQUIRE(out.is_relative());
+  const auto r = run_cli("pareto --config " + config + " --jobs 2 --out " + out.string(), dir);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(fs::file_size(dir / "rel" / "frontier.png") > 0);
+  CHECK(fs::exists(dir / "rel" / "report.html"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("a sweep point is exactly the sparksim run it stands for") {
   const auto dir = scratch_dir("pareto_point");
   const auto config = write_config(dir, kTinySweep);

@@ -2,6 +2,8 @@
 // with spreading on and off, and hand-written files for clipping and bad lines.
 #include "traces/mooncake_trace.hpp"
 
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include <catch2/catch.hpp>
@@ -145,6 +147,26 @@ TEST_CASE("Mooncake bad lines name their line", "[traces][mooncake]") {
   CHECK_THROWS_WITH(
       load("{\"timestamp\": 2000000000000, \"input_length\": 1, \"output_length\": 3}\n"),
       p + ":2: timestamp is 2000000000000; must be <= 1000000000000 ms");
+}
+
+TEST_CASE("a Mooncake number too large for a double is an input error at its line",
+          "[traces][mooncake]") {
+  // Regression (fuzz/regressions/mooncake_number_overflow.jsonl): "4E491" is valid JSON syntax,
+  // nlohmann refused it with out_of_range, and the loader let that escape as a crash.
+  const std::string text =
+      "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 5}\n"
+      "{\"timestamp\": 1, \"input_length\": 4E491, \"output_length\": 5}\n";
+  try {
+    load_mooncake_trace("m.jsonl", text, {});
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("m.jsonl:2: not valid JSON (number overflow"));
+  }
+  std::ifstream file(std::string(SPARKSIM_SOURCE_DIR) +
+                     "/fuzz/regressions/mooncake_number_overflow.jsonl");
+  const std::string found((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  REQUIRE_FALSE(found.empty());
+  CHECK_THROWS_AS(load_mooncake_trace("found.jsonl", found, {}), InputError);
 }
 
 }  // namespace
