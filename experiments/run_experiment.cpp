@@ -164,6 +164,43 @@ RunSetup prepare_run(const RunOptions& o) {
   return setup;
 }
 
+nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchronous) {
+  const RunOptions& o = setup.options;
+  nlohmann::ordered_json cfg;
+  cfg["sparksim_version"] = sparksim_version();
+  cfg["sparksim_git_sha"] = sparksim_git_sha();
+  cfg["workload"] =
+      setup.closed_loop ? "closed-loop" : (o.trace_path.empty() ? "synthetic" : "trace");
+  cfg["trace"] = o.trace_path;
+  cfg["trace_format"] = setup.trace.report.format;
+  cfg["domain_override"] = o.domain;
+  cfg["spread_buckets"] = o.spread_buckets;
+  cfg["synthetic"] = o.synthetic;
+  cfg["closed_loop_users"] = o.closed_loop_users;
+  cfg["think_time_s"] = o.think_time_s;
+  cfg["rate_scale"] = o.rate_scale;
+  cfg["max_requests"] = o.max_requests;
+  cfg["profile"] = o.profile_path;
+  cfg["profile_source"] = setup.profile.provenance.source;
+  cfg["profile_gpu"] = setup.profile.provenance.gpu;
+  cfg["profile_target"] = setup.profile.target;
+  cfg["drafter"] = setup.engine.drafter.name;
+  cfg["gamma"] = setup.engine.drafter.gamma;
+  cfg["policy"] = setup.policy_spec.text();
+  cfg["acceptance"] = setup.acceptance_spec.text();
+  cfg["write_acceptance_log"] = o.write_acceptance_log;
+  cfg["seed"] = o.seed;
+  cfg["max_running"] = setup.engine.max_running;
+  cfg["max_batch_tokens"] = setup.engine.max_batch_tokens;
+  cfg["prefill"] = o.prefill;
+  cfg["kv_capacity_tokens"] = setup.engine.kv_capacity_tokens;
+  cfg["kv_capacity_from_profile"] = o.kv_capacity_tokens == 0;
+  cfg["host_overhead_us"] = setup.profile.host_overhead_us;
+  cfg["host_overhead_from_profile"] = !o.host_overhead_us.has_value();
+  cfg["policy_synchronous"] = policy_synchronous;
+  return cfg;
+}
+
 RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
                        std::ostream* acceptance_log) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -252,38 +289,7 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
   s["speedup_vs_simulated_time"] = per(duration_s, wall_s);
   s["load_report"] = load_report_json(setup.trace.report);
 
-  nlohmann::ordered_json& cfg = out.config;
-  cfg["sparksim_version"] = sparksim_version();
-  cfg["sparksim_git_sha"] = sparksim_git_sha();
-  cfg["workload"] =
-      setup.closed_loop ? "closed-loop" : (o.trace_path.empty() ? "synthetic" : "trace");
-  cfg["trace"] = o.trace_path;
-  cfg["trace_format"] = setup.trace.report.format;
-  cfg["domain_override"] = o.domain;
-  cfg["spread_buckets"] = o.spread_buckets;
-  cfg["synthetic"] = o.synthetic;
-  cfg["closed_loop_users"] = o.closed_loop_users;
-  cfg["think_time_s"] = o.think_time_s;
-  cfg["rate_scale"] = o.rate_scale;
-  cfg["max_requests"] = o.max_requests;
-  cfg["profile"] = o.profile_path;
-  cfg["profile_source"] = setup.profile.provenance.source;
-  cfg["profile_gpu"] = setup.profile.provenance.gpu;
-  cfg["profile_target"] = setup.profile.target;
-  cfg["drafter"] = setup.engine.drafter.name;
-  cfg["gamma"] = setup.engine.drafter.gamma;
-  cfg["policy"] = setup.policy_spec.text();
-  cfg["acceptance"] = setup.acceptance_spec.text();
-  cfg["write_acceptance_log"] = o.write_acceptance_log;
-  cfg["seed"] = o.seed;
-  cfg["max_running"] = setup.engine.max_running;
-  cfg["max_batch_tokens"] = setup.engine.max_batch_tokens;
-  cfg["prefill"] = o.prefill;
-  cfg["kv_capacity_tokens"] = setup.engine.kv_capacity_tokens;
-  cfg["kv_capacity_from_profile"] = o.kv_capacity_tokens == 0;
-  cfg["host_overhead_us"] = setup.profile.host_overhead_us;
-  cfg["host_overhead_from_profile"] = !o.host_overhead_us.has_value();
-  cfg["policy_synchronous"] = policy->synchronous();
+  out.config = run_config_json(setup, policy->synchronous());
 
   std::string& ts = out.timeseries_csv;
   ts = "time_s,running_requests_mean,steps,request_steps,verify_tokens_per_request_step,"

@@ -78,6 +78,10 @@ struct RunOutcome {
   std::string timeseries_csv;
 };
 
+// The resolved configuration (config.json) of a run: inputs, drafter, policy, engine limits and
+// where each default came from. `sparksim cluster` starts its config.json from the same keys.
+nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchronous);
+
 // Simulates; per-request rows stream to `requests_csv` (may be null) as requests complete. With
 // `acceptance_log`, every request-step's confidences and hidden outcome are written to it in the
 // acceptance-log format (sim/acceptance/acceptance_log.hpp).
