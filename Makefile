@@ -46,7 +46,8 @@ test-sanitize: deps
 # runs each for FUZZ_SECONDS (default 30; the hardening issue's long runs use 600).
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
-fuzz-build: deps
+fuzz-build:
+	@./scripts/install_deps.sh --fuzz
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DSPARKSIM_FUZZ=ON -DSPARKSIM_BUILD_TESTS=OFF -DCMAKE_CUDA_COMPILER=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(patsubst fuzz/%.cpp,%,$(wildcard fuzz/*_fuzzer.cpp))

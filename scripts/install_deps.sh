@@ -7,6 +7,10 @@ packages=(cmake ninja-build pkg-config g++ make clang-format
   libsimgrid-dev libcli11-dev catch2 libeigen3-dev libboost-dev
   nlohmann-json3-dev libfmt-dev libtbb-dev gnuplot-nox
   chromium)  # chromium: the report test renders report.html headless
+# --fuzz: also what `make fuzz` needs (clang with its libFuzzer and sanitizer runtimes).
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
