@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 SPARKSIM := $(BUILD)/sparksim
 DEMO_OUT ?= out/demo
 
-.PHONY: deps configure build demo demo-run test test-sanitize fuzz-build fuzz format format-check tidy bench clean
+.PHONY: deps configure build demo demo-run test test-fast test-sanitize fuzz-build fuzz format format-check tidy bench clean
 
 deps:
 	@./scripts/install_deps.sh
@@ -29,11 +29,17 @@ demo-run: build
 	  --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --policy static:k=3 \
 	  --seed 1 --out $(DEMO_OUT)-run
 
-test: build format-check
+# What CI runs (.ci/run): formatting, the whole suite on the Release build, then the whole suite
+# again under AddressSanitizer + UndefinedBehaviorSanitizer (about 30 min in all on 2 cores from
+# a fresh clone; CI allows 90). `make test-fast` is the first half, for the edit-build-test loop.
+test: test-fast test-sanitize
+
+test-fast: build format-check
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The whole C++ suite again, built with AddressSanitizer + UndefinedBehaviorSanitizer in its own
-# build directory (RelWithDebInfo, so reports carry line numbers).
+# build directory (RelWithDebInfo, so reports carry line numbers). It includes the corpus replay
+# of every fuzz harness (fuzz/replay_main.cpp), so kept fuzzer findings are re-checked here too.
 SANITIZE_BUILD ?= build-sanitize
 test-sanitize: deps
 	@cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
