@@ -10,29 +10,29 @@ namespace sparksim {
 namespace {
 
 // Merges two descending runs, each followed by a sentinel 0, into `out` (n = na + nb keys, then a
-// sentinel). The sentinel takes the place of bounds checks, so the loop has a fixed trip count.
-// (A branch-free select measured slower here than the plain branch, even on random inputs.)
+// sentinel). The sentinel takes the place of bounds checks, so the loop has a fixed trip count,
+// and the choice is arithmetic (conditional moves), not a branch: on random survivals a branch
+// here mispredicts about every other key, which made merging the costliest part of a step.
 void merge_runs(const std::uint64_t* a, const std::uint64_t* b, std::size_t n, std::uint64_t* out) {
   std::size_t i = 0;
   std::size_t j = 0;
   for (std::size_t k = 0; k < n; ++k) {
     const std::uint64_t x = a[i];
     const std::uint64_t y = b[j];
-    if (y > x) {
-      out[k] = y;
-      ++j;
-    } else {
-      out[k] = x;
-      ++i;
-    }
+    const std::uint64_t take_b = static_cast<std::uint64_t>(y > x);
+    const std::uint64_t mask = 0 - take_b;  // all ones when b's key is larger
+    out[k] = x ^ ((x ^ y) & mask);          // a mask, so the compiler cannot reintroduce a branch
+    j += take_b;
+    i += 1 - take_b;
   }
   out[n] = 0;
 }
 
 }  // namespace
 
-void CandidateMerge::reset(std::span<const float* const> rows, std::span<const int> positive,
-                           std::span<const std::uint64_t> request_ids) {
+void CandidateMerge::reset(std::span<const float* const> rows, std::span<const int> first,
+                           std::span<const int> positive,
+                           std::span<const std::uint64_t> request_ids, bool lazy) {
   const std::size_t requests = positive.size();
   if (static_cast<std::int64_t>(requests) > kMaxRequests) {
     throw std::length_error("CandidateMerge: batch too large for the ordering key");
@@ -56,19 +56,22 @@ void CandidateMerge::reset(std::span<const float* const> rows, std::span<const i
   for (std::size_t r = 0; r < requests; ++r) {
     if (positive[r] > kMaxGamma) throw std::length_error("CandidateMerge: gamma too large");
   }
+  const auto first_of = [&](std::size_t r) { return first.empty() ? 0 : first[r]; };
 
-  eager_ = requests <= kEagerMergeMax;
+  eager_ = !lazy && requests <= kEagerMergeMax;
   if (eager_) {
     std::size_t total = 0;
-    for (std::size_t r = 0; r < requests; ++r) total += static_cast<std::size_t>(positive[r]);
+    for (std::size_t r = 0; r < requests; ++r) {
+      total += static_cast<std::size_t>(positive[r] - first_of(r));
+    }
     sorted_.resize(total + requests);
     run_ends_.clear();
     std::size_t at = 0;
     for (std::size_t r = 0; r < requests; ++r) {
-      if (positive[r] == 0) continue;
+      if (positive[r] == first_of(r)) continue;
       const std::uint32_t rank = rank_of(r);
       const float* row = rows[r];
-      for (int j = 0; j < positive[r]; ++j) {
+      for (int j = first_of(r); j < positive[r]; ++j) {
         sorted_[at++] = make_key(row[j], static_cast<std::uint32_t>(j + 1), rank);
       }
       sorted_[at++] = 0;
@@ -81,8 +84,10 @@ void CandidateMerge::reset(std::span<const float* const> rows, std::span<const i
   }
   heads_.clear();
   for (std::size_t r = 0; r < requests; ++r) {
-    if (positive[r] == 0) continue;
-    heads_.push_back(Entry{make_key(rows[r][0], 1, rank_of(r)), static_cast<std::uint32_t>(r)});
+    const int j = first_of(r);
+    if (positive[r] == j) continue;
+    heads_.push_back(Entry{make_key(rows[r][j], static_cast<std::uint32_t>(j + 1), rank_of(r)),
+                           static_cast<std::uint32_t>(r)});
   }
   std::make_heap(heads_.begin(), heads_.end(),
                  [](const Entry& a, const Entry& b) { return a.key < b.key; });

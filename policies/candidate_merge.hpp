@@ -63,7 +63,17 @@ class CandidateMerge {
   // positive value (only those become candidates); ids: distinct. The survivals must stay alive
   // and unchanged while the merge is used. Throws std::length_error beyond kMaxGamma/kMaxRequests.
   void reset(std::span<const float* const> rows, std::span<const int> positive,
-             std::span<const std::uint64_t> request_ids);
+             std::span<const std::uint64_t> request_ids) {
+    reset(rows, {}, positive, request_ids);
+  }
+  // The same order restricted to positions first[r] + 1 .. positive[r] of each request (an empty
+  // `first` means 0 for all): a suffix of each run, still ranked by absolute position, so the
+  // result is exactly the full order with each request's first first[r] candidates removed.
+  // `lazy` keeps the heads in the heap whatever the batch size: for a caller that will look at
+  // only a few candidates (for_each_in_full_order then returns false).
+  void reset(std::span<const float* const> rows, std::span<const int> first,
+             std::span<const int> positive, std::span<const std::uint64_t> request_ids,
+             bool lazy = false);
 
   bool empty() const { return eager_ ? cursor_ == eager_count_ : heads_.empty(); }
   // The best remaining candidate; requires !empty().

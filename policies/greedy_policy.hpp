@@ -5,6 +5,7 @@
 // current step's confidences on the host before the verify launch: synchronous by default.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "policies/candidate_merge.hpp"
@@ -17,13 +18,21 @@ class GreedyPolicy final : public VerificationPolicy {
   explicit GreedyPolicy(bool synchronous) : synchronous_(synchronous) {}
   void schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) override;
   bool synchronous() const override { return synchronous_; }
+  // Steps decided by the plain reference search (a walked comparison was too close to a tie for
+  // the fast path to be sure); for tests.
+  std::int64_t reference_searches() const { return reference_searches_; }
+  // Candidates admitted by the no-ordering bound, over all steps; for tests.
+  std::int64_t sure_admissions() const { return sure_admissions_; }
 
  private:
   bool synchronous_;
   std::vector<float> survivals_;    // scratch, R×γ
   std::vector<const float*> rows_;  // scratch, R
   std::vector<int> positive_;       // scratch, R
+  std::vector<int> sure_;           // scratch, R: leading candidates admitted without ordering
   CandidateMerge merge_;
+  std::int64_t reference_searches_ = 0;
+  std::int64_t sure_admissions_ = 0;
 };
 
 }  // namespace sparksim

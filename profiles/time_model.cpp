@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -113,18 +114,40 @@ SpsTable::SpsTable(const SpsPoints& points, std::int64_t max_tokens) {
     sps_[static_cast<std::size_t>(b - 1)] = v;
   }
   tail_tokens_per_s_ = sps_.back() * static_cast<double>(max_tokens);
+  compute_step_ratios();
 }
 
 SpsTable::SpsTable(std::vector<double> sps_by_tokens) : sps_(std::move(sps_by_tokens)) {
   if (sps_.empty()) throw std::invalid_argument("SpsTable: needs at least one value");
   tail_tokens_per_s_ = sps_.back() * static_cast<double>(sps_.size());
+  compute_step_ratios();
 }
 
-double SpsTable::steps_per_s(std::int64_t tokens) const {
-  if (tokens <= max_tokens())
-    return sps_[static_cast<std::size_t>(std::max<std::int64_t>(tokens, 1) - 1)];
-  // Beyond the table, tokens/s stays at the table's last rate.
-  return tail_tokens_per_s_ / static_cast<double>(tokens);
+void SpsTable::compute_step_ratios() {
+  const std::int64_t n = max_tokens();
+  step_ratio_.resize(static_cast<std::size_t>(n));
+  for (std::int64_t b = 1; b <= n; ++b) {
+    const double r = steps_per_s(b) / steps_per_s(b + 1);
+    // A zero or NaN SPS gives no usable bound: +inf makes every bound built on it say "unknown".
+    step_ratio_[static_cast<std::size_t>(b - 1)] =
+        std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
+  }
+}
+
+double SpsTable::max_step_ratio(std::int64_t lo, std::int64_t hi) const {
+  const std::int64_t n = max_tokens();
+  double best = 0;
+  const std::int64_t table_hi = std::min(hi, n);
+  for (std::int64_t b = lo; b <= table_hi; ++b) {
+    const double r = step_ratio_[static_cast<std::size_t>(b - 1)];
+    best = r > best ? r : best;
+  }
+  // Past the table SPS(B) = c / B, so the ratio is (B + 1) / B, largest at the range's start.
+  if (hi > n) {
+    const auto b = static_cast<double>(std::max(lo, n + 1));
+    best = std::max(best, (b + 1) / b);
+  }
+  return best;
 }
 
 }  // namespace sparksim

@@ -53,11 +53,22 @@ class SpsTable {
   // From explicit values sps[B-1] for B = 1..n (tests and worked examples).
   explicit SpsTable(std::vector<double> sps_by_tokens);
 
-  double steps_per_s(std::int64_t tokens) const;  // tokens >= 1
+  double steps_per_s(std::int64_t tokens) const {  // tokens >= 1
+    if (tokens <= max_tokens()) return sps_[static_cast<std::size_t>(tokens > 1 ? tokens - 1 : 0)];
+    // Beyond the table, tokens/s stays at the table's last rate.
+    return tail_tokens_per_s_ / static_cast<double>(tokens);
+  }
   std::int64_t max_tokens() const { return static_cast<std::int64_t>(sps_.size()); }
 
+  // max over B in [lo, hi] (1 <= lo <= hi) of SPS(B) / SPS(B + 1): the largest relative slowdown
+  // of one more verify token anywhere in that range. Schedulers use it to bound, without ordering
+  // anything, which admissions must raise τ·SPS(B). O(hi - lo) over a precomputed array.
+  double max_step_ratio(std::int64_t lo, std::int64_t hi) const;
+
  private:
+  void compute_step_ratios();
   std::vector<double> sps_;
+  std::vector<double> step_ratio_;  // [B - 1] = SPS(B) / SPS(B + 1) for B = 1..max_tokens
   double tail_tokens_per_s_ = 0;
 };
 

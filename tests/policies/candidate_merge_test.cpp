@@ -70,6 +70,47 @@ TEST_CASE("merge order equals the full stable sort on random batches with many t
   }
 }
 
+TEST_CASE("merge from per-request offsets, eager or lazy, is the full order minus the skipped") {
+  std::mt19937_64 rng(11);
+  CandidateMerge merge;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int gamma = 1 + static_cast<int>(rng() % 8);
+    const int requests = 1 + static_cast<int>(rng() % 40);
+    OwnedBatch b;
+    b.gamma = gamma;
+    for (int r = 0; r < requests; ++r) b.ids.push_back(500 + 7 * static_cast<std::uint64_t>(r));
+    if (trial % 2 == 1) std::shuffle(b.ids.begin(), b.ids.end(), rng);
+    for (int i = 0; i < requests * gamma; ++i) {
+      b.confidences.push_back(static_cast<float>(rng() % 5) / 4.0f);
+    }
+    b.contexts.assign(requests, 10);
+    std::vector<float> s(b.confidences.size());
+    std::vector<int> positive(requests), first(requests);
+    std::vector<const float*> rows(requests);
+    for (int r = 0; r < requests; ++r) {
+      positive[r] = compute_survivals(&b.confidences[r * gamma], gamma, &s[r * gamma]);
+      first[r] = static_cast<int>(rng() % static_cast<std::uint64_t>(positive[r] + 1));
+      rows[r] = &s[r * gamma];
+    }
+    std::vector<RefCandidate> expected;
+    for (const RefCandidate& c : reference_order(b.view())) {
+      if (static_cast<int>(c.position) > first[c.request]) expected.push_back(c);
+    }
+    const bool lazy = trial % 3 == 0;
+    merge.reset(rows, first, positive, b.ids, lazy);
+    std::size_t i = 0;
+    for (; !merge.empty(); ++i) {
+      REQUIRE(i < expected.size());
+      const Candidate c = merge.top();
+      INFO("trial " << trial << " lazy " << lazy << " candidate " << i);
+      CHECK(c.request == expected[i].request);
+      CHECK(c.position == expected[i].position);
+      merge.advance();
+    }
+    CHECK(i == expected.size());
+  }
+}
+
 TEST_CASE("merge: equal survival goes to the earlier position, then to the lower id") {
   // Request ids 5 (index 0) and 3 (index 1). Survivals: id 5 = {0.9, 0.45}, id 3 = {1, 0.9}.
   // Order: (3,1) 1.0; then 0.9 ties between (5,1) and (3,2): position 1 first; then (3,2), (5,2).

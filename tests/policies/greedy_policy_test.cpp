@@ -119,6 +119,55 @@ TEST_CASE("greedy matches the full-sort reference of Algorithm 1 on random batch
   }
 }
 
+TEST_CASE("greedy's sure admissions and tail walk equal the reference on gentle staircase SPS") {
+  // The shape of a real profile (a 0.2% slowdown per token, a 2% cliff every 8 tokens) and
+  // confidences from 0.3 to 1: most candidates clear the no-ordering bound, the rest are walked.
+  // The fast path must give the reference's lengths exactly, and must actually have been taken.
+  std::mt19937_64 rng(2024);
+  GreedyPolicy policy(true);
+  std::vector<double> sps_values(2048);
+  double level = 158.0;
+  for (std::size_t b = 1; b <= sps_values.size(); ++b) {
+    level *= b % 8 == 0 ? 0.98 : 0.998;
+    sps_values[b - 1] = level;
+  }
+  const SpsTable sps(sps_values);
+  std::int64_t sure = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int gamma = 1 + static_cast<int>(rng() % 7);
+    const int requests = 1 + static_cast<int>(rng() % 24);
+    OwnedBatch b;
+    b.gamma = gamma;
+    for (int r = 0; r < requests; ++r) b.ids.push_back(static_cast<std::uint64_t>(10 + r));
+    if (trial % 4 == 0) std::shuffle(b.ids.begin(), b.ids.end(), rng);
+    for (int i = 0; i < requests * gamma; ++i) {
+      b.confidences.push_back(0.3f + 0.7f * static_cast<float>(rng() % 1000) / 999.0f);
+    }
+    b.contexts.assign(requests, 100);
+    std::vector<int> lengths(requests, -1);
+    const std::int64_t before = policy.sure_admissions();
+    policy.schedule(b.view(), sps, lengths);
+    sure += policy.sure_admissions() - before;
+    INFO("trial " << trial);
+    CHECK(lengths == reference_greedy(b.view(), sps));
+  }
+  CHECK(sure > 1000);  // the bound admitted many candidates without ordering them
+  CHECK(policy.reference_searches() == 0);
+}
+
+TEST_CASE("greedy: a walked admission that ties Θ exactly is decided by the reference search") {
+  // R = 1, SPS(1) = 1.25, SPS(2) = 1: admitting c = 0.25 gives Θ = 1.25 · 1 = 1 · 1.25, an exact
+  // tie, which Algorithm 1 does not admit. The fast path cannot call a tie, so it defers.
+  const SpsTable sps(std::vector<double>{1.25, 1.0, 1.0});
+  GreedyPolicy policy(true);
+  const OwnedBatch b = uniform_batch(1, {0.25f, 1.0f});
+  std::vector<int> lengths(1, -1);
+  policy.schedule(b.view(), sps, lengths);
+  CHECK(lengths == std::vector<int>{0});
+  CHECK(lengths == reference_greedy(b.view(), sps));
+  CHECK(policy.reference_searches() == 1);
+}
+
 TEST_CASE("greedy is synchronous by default and sync= overrides it") {
   CHECK(make_policy(NamedSpec::parse("greedy", "--policy"), PolicyContext{7})->synchronous());
   CHECK_FALSE(make_policy(NamedSpec::parse("greedy:sync=off", "--policy"), PolicyContext{7})

@@ -130,3 +130,34 @@ TEST_CASE("SpsTable from explicit values and bad inputs") {
 
 }  // namespace
 }  // namespace sparksim
+
+namespace sparksim {
+namespace {
+
+TEST_CASE(
+    "SpsTable::max_step_ratio is the largest SPS(B)/SPS(B+1) over the range, past the table too") {
+  // Hand-checked: SPS = 10, 8, 8, 5 (B = 1..4), then 20 / B past the table.
+  const SpsTable sps(std::vector<double>{10.0, 8.0, 8.0, 5.0});
+  CHECK(sps.max_step_ratio(1, 1) == 10.0 / 8.0);
+  CHECK(sps.max_step_ratio(2, 2) == 1.0);
+  CHECK(sps.max_step_ratio(2, 3) == 8.0 / 5.0);
+  CHECK(sps.max_step_ratio(1, 3) == 8.0 / 5.0);
+  // B = 4: SPS(5) = 20 / 5 = 4, ratio 5 / 4; B = 7: (7 + 1) / 7.
+  CHECK(sps.max_step_ratio(4, 4) == Approx(5.0 / 4.0).epsilon(1e-15));
+  CHECK(sps.max_step_ratio(7, 9) == Approx(8.0 / 7.0).epsilon(1e-15));
+  // Against brute force on an interpolated profile table.
+  const SpsTable curve(SpsPoints{{1, 8, 9, 64}, {150.0, 149.0, 140.0, 100.0}}, 80);
+  for (std::int64_t lo = 1; lo <= 90; lo += 7) {
+    for (std::int64_t hi = lo; hi <= 95; hi += 5) {
+      double expected = 0;
+      for (std::int64_t b = lo; b <= hi; ++b) {
+        expected = std::max(expected, curve.steps_per_s(b) / curve.steps_per_s(b + 1));
+      }
+      INFO("lo " << lo << " hi " << hi);
+      CHECK(curve.max_step_ratio(lo, hi) == Approx(expected).epsilon(1e-14));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sparksim
