@@ -29,45 +29,21 @@ std::int64_t early_stop_search(CandidateMerge& merge, std::int64_t requests, con
 
 std::int64_t global_search(CandidateMerge& merge, std::int64_t requests, const SpsTable& sps,
                            std::vector<std::uint32_t>* path) {
-  std::int64_t batch = requests;
-  double tau = static_cast<double>(requests);
-  double best = tau * sps.steps_per_s(batch);
-  std::int64_t best_count = 0;
-  std::int64_t walked = 0;
+  GlobalSearchWalk walk(requests, sps);
   while (!merge.empty()) {
     const Candidate c = merge.top();
-    tau += c.survival;
-    ++batch;
-    ++walked;
+    walk.add(c.survival);
     if (path != nullptr) path->push_back(c.request);
-    const double theta = tau * sps.steps_per_s(batch);
-    if (theta > best) {
-      best = theta;
-      best_count = walked;
-    }
     merge.advance();
   }
-  return best_count;
+  return walk.best_count();
 }
 
 std::int64_t global_search(std::span<const float> ordered_survivals, std::int64_t requests,
                            const SpsTable& sps) {
-  std::int64_t batch = requests;
-  double tau = static_cast<double>(requests);
-  double best = tau * sps.steps_per_s(batch);
-  std::int64_t best_count = 0;
-  std::int64_t walked = 0;
-  for (const float survival : ordered_survivals) {
-    tau += survival;
-    ++batch;
-    ++walked;
-    const double theta = tau * sps.steps_per_s(batch);
-    if (theta > best) {
-      best = theta;
-      best_count = walked;
-    }
-  }
-  return best_count;
+  GlobalSearchWalk walk(requests, sps);
+  for (const float survival : ordered_survivals) walk.add(survival);
+  return walk.best_count();
 }
 
 bool whole_path_wins(const PathSummary& path, std::int64_t requests, const SpsTable& sps) {

@@ -17,6 +17,37 @@
 
 namespace sparksim {
 
+// The global search's running state, fed one survival at a time in admission order. Every
+// global search goes through it, so all of them sum τ and compare Θ in exactly the same way.
+class GlobalSearchWalk {
+ public:
+  GlobalSearchWalk(std::int64_t requests, const SpsTable& sps)
+      : sps_(sps),
+        batch_(requests),
+        tau_(static_cast<double>(requests)),
+        best_(tau_ * sps.steps_per_s(requests)) {}
+  void add(double survival) {
+    tau_ += survival;
+    ++batch_;
+    ++walked_;
+    const double theta = tau_ * sps_.steps_per_s(batch_);
+    if (theta > best_) {
+      best_ = theta;
+      best_count_ = walked_;
+    }
+  }
+  // The admission count with the largest Θ so far (the smallest such count on ties).
+  std::int64_t best_count() const { return best_count_; }
+
+ private:
+  const SpsTable& sps_;
+  std::int64_t batch_;
+  double tau_;
+  double best_;
+  std::int64_t best_count_ = 0;
+  std::int64_t walked_ = 0;
+};
+
 // Writes lengths[r] (all R of them, zero for requests never admitted). `merge` is consumed.
 // Returns the number of admitted drafts.
 std::int64_t early_stop_search(CandidateMerge& merge, std::int64_t requests, const SpsTable& sps,

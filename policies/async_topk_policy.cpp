@@ -96,15 +96,29 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
   StepOrder& earlier = orders_[read];
   if (!whole_path_wins(lagged, view.requests, sps)) {
     if (earlier.step == step - lag_) {
-      lagged_order_.assign(static_cast<std::size_t>(ones_rows) * gamma, 1.0f);
-      for (std::size_t i = 0; i < earlier.slots.size(); ++i) {
-        const std::uint32_t slot = earlier.slots[i];
-        // Still here, and the same request as then (a reused slot starts with empty history).
-        if (present_[slot] == step && history_step_[slot * ring + read] == step - lag_) {
-          lagged_order_.push_back(earlier.survivals[i]);
+      // Which of that step's requests are still here, and the same request as then (a reused
+      // slot starts with an empty history): decided once per request, not per candidate.
+      const std::size_t then = earlier.slot_of_rank.size();
+      still_.resize(then);
+      bool all_still = true;
+      for (std::size_t rank = 0; rank < then; ++rank) {
+        const std::uint32_t slot = earlier.slot_of_rank[rank];
+        still_[rank] = present_[slot] == step && history_step_[slot * ring + read] == step - lag_;
+        all_still = all_still && still_[rank] != 0;
+      }
+      // The lagged path: the new requests' survival-1 candidates first, then that step's order.
+      GlobalSearchWalk walk(view.requests, sps);
+      for (std::int64_t i = 0; i < ones_rows * gamma_; ++i) walk.add(1.0f);
+      if (all_still) {
+        for (const std::uint64_t key : earlier.keys) walk.add(CandidateMerge::survival_of_key(key));
+      } else {
+        for (const std::uint64_t key : earlier.keys) {
+          if (still_[CandidateMerge::rank_of_key(key)] != 0) {
+            walk.add(CandidateMerge::survival_of_key(key));
+          }
         }
       }
-      capacity = global_search(lagged_order_, view.requests, sps);
+      capacity = walk.best_count();
       ++reused_orders_;
     } else if (lagged.candidates < static_cast<std::int64_t>(kRadixSortMin)) {
       merge_.reset(lagged_rows_, lagged_positive_, ids);
@@ -136,13 +150,15 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
     lengths[c.request] = static_cast<int>(c.position);
     merge_.advance();
   }
-  now.survivals.clear();
-  now.slots.clear();
-  const auto slots = slots_.slots();
-  if (merge_.for_each_in_full_order([&](float survival, std::uint32_t request) {
-        now.survivals.push_back(survival);
-        now.slots.push_back(slots[request]);
-      })) {
+  // Keep the order (keys, and each rank's slot) for the capacity search `lag` steps from now.
+  const auto keys = merge_.full_order_keys();
+  if (!keys.empty()) {
+    now.keys.assign(keys.begin(), keys.end());
+    now.slot_of_rank.resize(requests);
+    const auto slots = slots_.slots();
+    for (std::uint32_t rank = 0; rank < requests; ++rank) {
+      now.slot_of_rank[rank] = slots[merge_.request_of_rank(rank)];
+    }
     now.step = step;
   }
 }

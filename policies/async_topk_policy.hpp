@@ -52,17 +52,19 @@ class AsyncTopKPolicy final : public VerificationPolicy {
   std::vector<double> history_sum_;  // Σ of the entry's survivals
   std::vector<std::int64_t> history_step_;
   std::vector<float> ones_;  // the survival-1 row of a request too new to have lagged survivals
-  // Per ring entry: a step's candidates in admission order (survival and slot), kept when that
-  // step ordered them all anyway, so the capacity search `lag` steps later needs no merge: it
-  // filters out the requests that left since and puts the new ones (survival 1) in front.
+  // Per ring entry: a step's candidates in admission order (CandidateMerge keys: survival and
+  // the request's rank in that batch) and each rank's slot, kept when that step ordered them all
+  // anyway, so the capacity search `lag` steps later needs no merge: it skips the requests that
+  // left since and puts the new ones (survival 1) in front.
   struct StepOrder {
     std::int64_t step;
-    std::vector<float> survivals;
-    std::vector<std::uint32_t> slots;
+    std::vector<std::uint64_t> keys;
+    std::vector<std::uint32_t> slot_of_rank;
   };
   std::vector<StepOrder> orders_;
   std::vector<std::int64_t> present_;  // per slot: the last step its request was in the batch
   std::vector<float> lagged_order_, sort_scratch_;  // scratch
+  std::vector<std::uint8_t> still_;                 // scratch, per rank of a kept order
   // Scratch, per batch: row pointers into history_ (or ones_) and positive counts.
   std::vector<const float*> lagged_rows_, current_rows_;
   std::vector<int> lagged_positive_, current_positive_;
