@@ -24,6 +24,7 @@ PerSecondBin& MetricsCollector::bin(std::size_t index) {
 }
 
 void MetricsCollector::on_step(const StepRecord& s) {
+  flush_gaps();
   auto& c = counters_;
   ++c.steps;
   if (s.lane == EngineLane::kPrefill) ++c.prefill_lane_steps;
@@ -56,9 +57,34 @@ void MetricsCollector::on_step(const StepRecord& s) {
 
 void MetricsCollector::on_tokens(SimTime now, SimTime previous, std::int64_t tokens) {
   if (previous < 0 || tokens <= 0) return;
+  if (now != pending_now_ || previous != pending_previous_) {
+    flush_gaps();
+    pending_now_ = now;
+    pending_previous_ = previous;
+  }
+  if (tokens < kPendingTokens) {
+    ++pending_by_tokens_[static_cast<std::size_t>(tokens)];
+    pending_max_tokens_ = std::max(pending_max_tokens_, tokens);
+    return;
+  }
   const double gap_ms = sim_time_to_ms(now - previous);
   itl_step_ms_.add(gap_ms);
   itl_token_ms_.add(gap_ms / static_cast<double>(tokens), tokens);
+}
+
+void MetricsCollector::flush_gaps() const {
+  if (pending_max_tokens_ == 0) return;
+  const double gap_ms = sim_time_to_ms(pending_now_ - pending_previous_);
+  std::int64_t requests = 0;
+  for (std::int64_t tokens = 1; tokens <= pending_max_tokens_; ++tokens) {
+    std::int64_t& count = pending_by_tokens_[static_cast<std::size_t>(tokens)];
+    if (count == 0) continue;
+    itl_token_ms_.add(gap_ms / static_cast<double>(tokens), tokens * count);
+    requests += count;
+    count = 0;
+  }
+  itl_step_ms_.add(gap_ms, requests);
+  pending_max_tokens_ = 0;
 }
 
 void MetricsCollector::on_request_done(const Request& r) {

@@ -10,6 +10,7 @@
 //    delivery, one sample per token. vLLM reports the former; both are given.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -87,21 +88,43 @@ class MetricsCollector {
   DistributionSummary tok_s_per_user() const { return tok_s_per_user_.summarize(); }
   DistributionSummary queue_ms() const { return queue_ms_.summarize(); }
   double request_percentile_relative_error() const { return ttft_ms_.relative_error(); }
-  DistributionSummary itl_step_ms() const { return itl_step_ms_.summarize(); }
-  DistributionSummary itl_token_ms() const { return itl_token_ms_.summarize(); }
+  DistributionSummary itl_step_ms() const {
+    flush_gaps();
+    return itl_step_ms_.summarize();
+  }
+  DistributionSummary itl_token_ms() const {
+    flush_gaps();
+    return itl_token_ms_.summarize();
+  }
   double itl_relative_error() const { return itl_step_ms_.relative_error(); }
   // The ITL histograms themselves, so a cluster can merge its replicas' (LogHistogram::merge).
-  const LogHistogram& itl_step_histogram() const { return itl_step_ms_; }
-  const LogHistogram& itl_token_histogram() const { return itl_token_ms_; }
+  const LogHistogram& itl_step_histogram() const {
+    flush_gaps();
+    return itl_step_ms_;
+  }
+  const LogHistogram& itl_token_histogram() const {
+    flush_gaps();
+    return itl_token_ms_;
+  }
 
  private:
   PerSecondBin& bin(std::size_t index);
+  // Adds the pending gaps to the ITL histograms. Const because readers call it: the pending
+  // counts are adds not yet applied, not a different state.
+  void flush_gaps() const;
   std::ostream* requests_csv_;
   AggregateCounters counters_;
   std::vector<PerSecondBin> bins_;
   BoundedSample ttft_ms_, tpot_ms_, e2e_s_, tok_s_per_user_, queue_ms_;
-  LogHistogram itl_step_ms_, itl_token_ms_;
-  std::string line_;  // reused for each requests.csv row
+  // Every request of a decode step gets its tokens at the same instant, almost always one step
+  // after its previous ones, so most gaps repeat: they are counted per token count and added to
+  // the histograms once per distinct gap (with a weight) instead of once per request.
+  static constexpr std::int64_t kPendingTokens = 64;  // token counts batched; more go straight in
+  mutable LogHistogram itl_step_ms_, itl_token_ms_;
+  mutable SimTime pending_now_ = -1, pending_previous_ = -1;
+  mutable std::array<std::int64_t, kPendingTokens> pending_by_tokens_{};
+  mutable std::int64_t pending_max_tokens_ = 0;  // largest token count with a pending entry
+  std::string line_;                             // reused for each requests.csv row
 };
 
 }  // namespace sparksim
