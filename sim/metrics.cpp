@@ -63,8 +63,9 @@ void MetricsCollector::on_tokens(SimTime now, SimTime previous, std::int64_t tok
     pending_previous_ = previous;
   }
   if (tokens < kPendingTokens) {
-    ++pending_by_tokens_[static_cast<std::size_t>(tokens)];
-    pending_max_tokens_ = std::max(pending_max_tokens_, tokens);
+    if (pending_by_tokens_[static_cast<std::size_t>(tokens)]++ == 0) {
+      pending_tokens_.push_back(tokens);
+    }
     return;
   }
   const double gap_ms = sim_time_to_ms(now - previous);
@@ -73,18 +74,17 @@ void MetricsCollector::on_tokens(SimTime now, SimTime previous, std::int64_t tok
 }
 
 void MetricsCollector::flush_gaps() const {
-  if (pending_max_tokens_ == 0) return;
+  if (pending_tokens_.empty()) return;
   const double gap_ms = sim_time_to_ms(pending_now_ - pending_previous_);
   std::int64_t requests = 0;
-  for (std::int64_t tokens = 1; tokens <= pending_max_tokens_; ++tokens) {
+  for (const std::int64_t tokens : pending_tokens_) {
     std::int64_t& count = pending_by_tokens_[static_cast<std::size_t>(tokens)];
-    if (count == 0) continue;
     itl_token_ms_.add(gap_ms / static_cast<double>(tokens), tokens * count);
     requests += count;
     count = 0;
   }
   itl_step_ms_.add(gap_ms, requests);
-  pending_max_tokens_ = 0;
+  pending_tokens_.clear();
 }
 
 void MetricsCollector::on_request_done(const Request& r) {

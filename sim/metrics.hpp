@@ -123,7 +123,7 @@ class MetricsCollector {
   mutable LogHistogram itl_step_ms_, itl_token_ms_;
   mutable SimTime pending_now_ = -1, pending_previous_ = -1;
   mutable std::array<std::int64_t, kPendingTokens> pending_by_tokens_{};
-  mutable std::int64_t pending_max_tokens_ = 0;  // largest token count with a pending entry
+  mutable std::vector<std::int64_t> pending_tokens_;  // the token counts with a pending entry
   std::string line_;                             // reused for each requests.csv row
 };
 
