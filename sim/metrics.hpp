@@ -124,7 +124,7 @@ class MetricsCollector {
   mutable SimTime pending_now_ = -1, pending_previous_ = -1;
   mutable std::array<std::int64_t, kPendingTokens> pending_by_tokens_{};
   mutable std::vector<std::int64_t> pending_tokens_;  // the token counts with a pending entry
-  std::string line_;                             // reused for each requests.csv row
+  std::string line_;                                  // reused for each requests.csv row
 };
 
 }  // namespace sparksim

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
@@ -58,7 +59,8 @@ CalibratedAcceptanceModel::CalibratedAcceptanceModel(CalibratedModelConfig confi
     const int half_bins = static_cast<int>(std::ceil(reach * kBinsPerUnit));
     t.bins = 2 * half_bins + 1;
     t.m_lo = static_cast<float>(-half_bins) / kBinsPerUnit;
-    t.survival.resize(static_cast<std::size_t>(t.bins) * g);
+    // Padded by 4 so draft() can compare the last row 4 positions at a time.
+    t.survival.resize(static_cast<std::size_t>(t.bins) * g + 4);
     for (int j = 0; j < t.bins; ++j) {
       const double m = static_cast<double>(j - half_bins) / kBinsPerUnit;
       double survival = 1.0;
@@ -213,7 +215,20 @@ void CalibratedAcceptanceModel::draft(std::span<const DraftSlot> slots, int gamm
     const float u = static_cast<float>(static_cast<std::int64_t>(h & 0xFFFFFFFFULL)) * 0x1.0p-32f;
     const float* survival = t.survival.data() + static_cast<std::size_t>(bin) * g;
     int accepted = 0;
+#if defined(__SSE2__)
+    // Four positions per compare; lanes past γ are masked off (the table is padded for them).
+    static constexpr std::array<std::uint8_t, 16> kBitsSet = {0, 1, 1, 2, 1, 2, 2, 3,
+                                                              1, 2, 2, 3, 2, 3, 3, 4};
+    static constexpr std::array<int, 5> kLanes = {0, 1, 3, 7, 15};
+    const __m128 vu = _mm_set1_ps(u);
+    for (int k = 0; k < gamma; k += 4) {
+      const int below = _mm_movemask_ps(_mm_cmplt_ps(vu, _mm_loadu_ps(survival + k)));
+      accepted += kBitsSet[static_cast<std::size_t>(
+          below & kLanes[static_cast<std::size_t>(std::min(gamma - k, 4))])];
+    }
+#else
     for (int k = 0; k < gamma; ++k) accepted += u < survival[k] ? 1 : 0;
+#endif
     hidden_accepted[r] = accepted;
 
     // Confidences: σ(β/T_k · (a_k + m + Δ s_k)), s_k = ±Δ/2 + n_k by position k's outcome: the
@@ -227,8 +242,19 @@ void CalibratedAcceptanceModel::draft(std::span<const DraftSlot> slots, int gamm
     std::uint64_t bits[(2 * kMaxPositions + 5) / 6];
     for (int b = 0; b < (2 * gamma + 5) / 6; ++b)
       bits[b] = mix64(h + static_cast<std::uint64_t>(b + 1));
+    // Field f is bits [10 (f mod 6), +10) of word f / 6; the table spares a division per draw.
+    static constexpr auto kFieldPlace = [] {
+      std::array<std::pair<std::uint8_t, std::uint8_t>, 2 * kMaxPositions> place{};
+      for (int f = 0; f < 2 * kMaxPositions; ++f) {
+        place[static_cast<std::size_t>(f)] = {
+            static_cast<std::uint8_t>(f / 6),
+            static_cast<std::uint8_t>(fast::kNormalBits * (f % 6))};
+      }
+      return place;
+    }();
     const auto draw = [&](int field) {
-      return (bits[field / 6] >> (fast::kNormalBits * (field % 6))) & kMask;
+      const auto [word, shift] = kFieldPlace[static_cast<std::size_t>(field)];
+      return (bits[word] >> shift) & kMask;
     };
     for (int k = 0; k < gamma; ++k) noise[k] = normal_[draw(k)];
     for (int k = 0; k < gamma; ++k) would_accept[k] = logistic_[draw(gamma + k)];
