@@ -94,7 +94,8 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
   // radix-sorted when long).
   std::int64_t capacity = lagged.candidates;
   StepOrder& earlier = orders_[read];
-  if (!whole_path_wins(lagged, view.requests, sps)) {
+  // (With a kept order the walk is as cheap as the bound, and exact, so it goes first.)
+  if (earlier.step == step - lag_ || !whole_path_wins(lagged, view.requests, sps)) {
     if (earlier.step == step - lag_) {
       // Which of that step's requests are still here, and the same request as then (a reused
       // slot starts with an empty history): decided once per request, not per candidate.

@@ -13,20 +13,33 @@
 #include <span>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 namespace sparksim {
 
 // Writes survivals[k] = Π_{i≤k+1} confidences[i] (float arithmetic, left to right) for k < γ and
 // returns how many leading survivals are positive. Confidences are clamped to [0, 1] (a NaN counts
 // as 0), so the result is non-increasing and the positive ones form a prefix. If `sum` is given it
 // receives Σ survivals (double), accumulated alongside the product at no extra latency.
+// c clamped to [0, 1], a NaN to 0, without a branch (maxss returns its second operand, 0, when
+// the first is NaN).
+inline float clamp_confidence(float c) {
+#if defined(__SSE2__)
+  return _mm_cvtss_f32(_mm_min_ss(_mm_max_ss(_mm_set_ss(c), _mm_setzero_ps()), _mm_set_ss(1.0f)));
+#else
+  return c >= 0.0f ? std::min(c, 1.0f) : 0.0f;  // `c >= 0` is false for NaN
+#endif
+}
+
 inline int compute_survivals(const float* confidences, int gamma, float* survivals,
                              double* sum = nullptr) {
   float a = 1.0f;
   double total = 0.0;
   int positive = 0;
   for (int k = 0; k < gamma; ++k) {
-    const float c = confidences[k];
-    a *= c >= 0.0f ? std::min(c, 1.0f) : 0.0f;  // `c >= 0` is false for NaN
+    a *= clamp_confidence(confidences[k]);
     survivals[k] = a;
     total += a;
     positive += a > 0.0f ? 1 : 0;

@@ -4,6 +4,7 @@
 #include "profiles/time_model.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -124,23 +125,38 @@ SpsTable::SpsTable(std::vector<double> sps_by_tokens) : sps_(std::move(sps_by_to
 }
 
 void SpsTable::compute_step_ratios() {
-  const std::int64_t n = max_tokens();
-  step_ratio_.resize(static_cast<std::size_t>(n));
-  for (std::int64_t b = 1; b <= n; ++b) {
+  const auto n = static_cast<std::size_t>(max_tokens());
+  ratio_max_.assign(1, std::vector<double>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto b = static_cast<std::int64_t>(i) + 1;
     const double r = steps_per_s(b) / steps_per_s(b + 1);
     // A zero or NaN SPS gives no usable bound: +inf makes every bound built on it say "unknown".
-    step_ratio_[static_cast<std::size_t>(b - 1)] =
-        std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
+    ratio_max_[0][i] = std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
+  }
+  for (int k = 1; k < kRatioLevels && (std::size_t{1} << k) <= n; ++k) {
+    const std::vector<double>& below = ratio_max_.back();
+    const std::size_t half = std::size_t{1} << (k - 1);
+    std::vector<double> level(n - 2 * half + 1);
+    for (std::size_t i = 0; i < level.size(); ++i) level[i] = std::max(below[i], below[i + half]);
+    ratio_max_.push_back(std::move(level));
   }
 }
 
 double SpsTable::max_step_ratio(std::int64_t lo, std::int64_t hi) const {
   const std::int64_t n = max_tokens();
   double best = 0;
-  const std::int64_t table_hi = std::min(hi, n);
-  for (std::int64_t b = lo; b <= table_hi; ++b) {
-    const double r = step_ratio_[static_cast<std::size_t>(b - 1)];
-    best = r > best ? r : best;
+  if (lo <= n) {
+    // Two overlapping windows of the largest level that fits cover [lo, min(hi, n)] exactly;
+    // wider ranges step through the top level.
+    const auto first = static_cast<std::size_t>(lo - 1);
+    const auto last = static_cast<std::size_t>(std::min(hi, n) - 1);
+    const std::size_t width = last - first + 1;
+    const int level = std::min(static_cast<int>(ratio_max_.size()) - 1,
+                               static_cast<int>(std::bit_width(width)) - 1);
+    const std::vector<double>& m = ratio_max_[static_cast<std::size_t>(level)];
+    const std::size_t span = std::size_t{1} << level;
+    for (std::size_t i = first; i + span <= last + 1; i += span) best = std::max(best, m[i]);
+    best = std::max(best, m[last + 1 - span]);
   }
   // Past the table SPS(B) = c / B, so the ratio is (B + 1) / B, largest at the range's start.
   if (hi > n) {

@@ -62,13 +62,16 @@ class SpsTable {
 
   // max over B in [lo, hi] (1 <= lo <= hi) of SPS(B) / SPS(B + 1): the largest relative slowdown
   // of one more verify token anywhere in that range. Schedulers use it to bound, without ordering
-  // anything, which admissions must raise τ·SPS(B). O(hi - lo) over a precomputed array.
+  // anything, which admissions must raise τ·SPS(B). O(1) up to 256 tokens wide (a sparse
+  // table), O(width / 256) beyond.
   double max_step_ratio(std::int64_t lo, std::int64_t hi) const;
 
  private:
+  static constexpr int kRatioLevels = 9;  // windows of 1, 2, 4, ..., 256 tokens
   void compute_step_ratios();
   std::vector<double> sps_;
-  std::vector<double> step_ratio_;  // [B - 1] = SPS(B) / SPS(B + 1) for B = 1..max_tokens
+  // ratio_max_[k][i] = max of SPS(B) / SPS(B + 1) over B = i + 1 .. i + 2^k (within the table).
+  std::vector<std::vector<double>> ratio_max_;
   double tail_tokens_per_s_ = 0;
 };
 

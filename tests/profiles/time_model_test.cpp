@@ -157,6 +157,24 @@ TEST_CASE(
       CHECK(curve.max_step_ratio(lo, hi) == Approx(expected).epsilon(1e-14));
     }
   }
+  // Ranges wider than the sparse table's widest window (256), on a random staircase.
+  std::vector<double> values(1000);
+  double level = 500;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    level *= (i * 7919) % 13 == 0 ? 0.9 : 0.999;
+    values[i] = level;
+  }
+  const SpsTable wide(values);
+  for (std::int64_t lo = 1; lo <= 1000; lo += 97) {
+    for (std::int64_t hi = lo; hi <= 1010; hi += 89) {
+      double expected = 0;
+      for (std::int64_t b = lo; b <= hi; ++b) {
+        expected = std::max(expected, wide.steps_per_s(b) / wide.steps_per_s(b + 1));
+      }
+      INFO("lo " << lo << " hi " << hi);
+      CHECK(wide.max_step_ratio(lo, hi) == expected);
+    }
+  }
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ TEST_CASE("batched inter-token gaps equal one histogram add per delivery") {
     for (int d = 0; d < deliveries; ++d) {
       // Mostly the common previous delivery; sometimes another (a request back from prefill);
       // token counts up to 80, so some pass the batched range (64).
-      const SimTime from = rng() % 5 == 0 ? previous - static_cast<SimTime>(rng() % 1000) : previous;
+      const SimTime from =
+          rng() % 5 == 0 ? previous - static_cast<SimTime>(rng() % 1000) : previous;
       const std::int64_t tokens = rng() % 10 == 0 ? 1 + static_cast<std::int64_t>(rng() % 80)
                                                   : 1 + static_cast<std::int64_t>(rng() % 8);
       metrics.on_tokens(now, from, tokens);
