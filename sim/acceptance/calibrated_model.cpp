@@ -188,6 +188,27 @@ void CalibratedAcceptanceModel::draft(std::span<const DraftSlot> slots, int gamm
                                       std::span<float> confidences,
                                       std::span<int> hidden_accepted) {
   if (gamma != config_.gamma) throw std::logic_error("calibrated model built for another gamma");
+  // The common block sizes get a copy with γ known at compile time (its position loops unroll);
+  // every copy does the same arithmetic in the same order, so the outputs are identical.
+  switch (gamma) {
+    case 1:
+      return draft_rows<1>(slots, gamma, confidences, hidden_accepted);
+    case 3:
+      return draft_rows<3>(slots, gamma, confidences, hidden_accepted);
+    case 5:
+      return draft_rows<5>(slots, gamma, confidences, hidden_accepted);
+    case 7:
+      return draft_rows<7>(slots, gamma, confidences, hidden_accepted);
+    default:
+      return draft_rows<0>(slots, gamma, confidences, hidden_accepted);
+  }
+}
+
+template <int kGamma>
+void CalibratedAcceptanceModel::draft_rows(std::span<const DraftSlot> slots, int runtime_gamma,
+                                           std::span<float> confidences,
+                                           std::span<int> hidden_accepted) {
+  const int gamma = kGamma > 0 ? kGamma : runtime_gamma;
   const auto g = static_cast<std::size_t>(gamma);
   for (std::size_t r = 0; r < slots.size(); ++r) {
     const DraftSlot& slot = slots[r];
