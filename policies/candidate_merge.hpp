@@ -19,10 +19,6 @@
 
 namespace sparksim {
 
-// Writes survivals[k] = Π_{i≤k+1} confidences[i] (float arithmetic, left to right) for k < γ and
-// returns how many leading survivals are positive. Confidences are clamped to [0, 1] (a NaN counts
-// as 0), so the result is non-increasing and the positive ones form a prefix. If `sum` is given it
-// receives Σ survivals (double), accumulated alongside the product at no extra latency.
 // c clamped to [0, 1], a NaN to 0, without a branch (maxss returns its second operand, 0, when
 // the first is NaN).
 inline float clamp_confidence(float c) {
@@ -33,12 +29,15 @@ inline float clamp_confidence(float c) {
 #endif
 }
 
-inline int compute_survivals(const float* confidences, int gamma, float* survivals,
-                             double* sum = nullptr) {
+// compute_survivals for a block of kGamma positions (0: `gamma`); fixed sizes unroll.
+template <int kGamma>
+inline int compute_survivals_of_size(const float* confidences, int gamma, float* survivals,
+                                     double* sum) {
+  const int size = kGamma > 0 ? kGamma : gamma;
   float a = 1.0f;
   double total = 0.0;
   int positive = 0;
-  for (int k = 0; k < gamma; ++k) {
+  for (int k = 0; k < size; ++k) {
     a *= clamp_confidence(confidences[k]);
     survivals[k] = a;
     total += a;
@@ -46,6 +45,22 @@ inline int compute_survivals(const float* confidences, int gamma, float* surviva
   }
   if (sum != nullptr) *sum = total;
   return positive;
+}
+
+// Writes survivals[k] = Π_{i≤k+1} confidences[i] (float arithmetic, left to right) for k < γ and
+// returns how many leading survivals are positive. Confidences are clamped to [0, 1] (a NaN counts
+// as 0), so the result is non-increasing and the positive ones form a prefix. If `sum` is given it
+// receives Σ survivals (double), accumulated alongside the product at no extra latency.
+inline int compute_survivals(const float* confidences, int gamma, float* survivals,
+                             double* sum = nullptr) {
+  switch (gamma) {  // the common block sizes, unrolled
+    case 5:
+      return compute_survivals_of_size<5>(confidences, gamma, survivals, sum);
+    case 7:
+      return compute_survivals_of_size<7>(confidences, gamma, survivals, sum);
+    default:
+      return compute_survivals_of_size<0>(confidences, gamma, survivals, sum);
+  }
 }
 
 struct Candidate {
