@@ -43,6 +43,10 @@ TimeModel::TimeModel(const Profile& profile)
     dense_slope_us_[i] =
         (verify_.dense_us[i + 1] - verify_.dense_us[i]) / static_cast<double>(x[i + 1] - x[i]);
   }
+  padded_dense_us_.resize(static_cast<std::size_t>(kPaddedDenseTokens));
+  for (std::int64_t t = 0; t < kPaddedDenseTokens; ++t) {
+    padded_dense_us_[static_cast<std::size_t>(t)] = dense_us(pad(t));
+  }
 }
 
 std::int64_t TimeModel::pad(std::int64_t tokens) const {
@@ -68,7 +72,10 @@ SimTime TimeModel::verify_time(const BatchShape& shape) const {
   const std::int64_t tokens = shape.verify_tokens + shape.prefill_tokens;
   if (tokens <= 0) return 0;
   const double ns =
-      (verify_.fixed_us + dense_us(pad(tokens))) * 1e3 +
+      (verify_.fixed_us + (tokens < kPaddedDenseTokens
+                               ? padded_dense_us_[static_cast<std::size_t>(tokens)]
+                               : dense_us(pad(tokens)))) *
+          1e3 +
       verify_.kv_read_ns_per_context_token * static_cast<double>(shape.decode_context_tokens) +
       verify_.attention_ns_per_pair *
           static_cast<double>(shape.verify_attention_pairs + shape.prefill_attention_pairs);

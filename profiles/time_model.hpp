@@ -39,6 +39,9 @@ class TimeModel {
  private:
   double dense_us(std::int64_t tokens) const;
   std::int64_t pad(std::int64_t tokens) const;
+  // dense_us(pad(tokens)) for tokens < kPaddedDenseTokens, so a step's time needs no search.
+  static constexpr std::int64_t kPaddedDenseTokens = 16384;
+  std::vector<double> padded_dense_us_;
   VerifyTimeModel verify_;
   std::vector<double> dense_slope_us_;  // per segment i: (dense_us[i+1] - dense_us[i]) / Δtokens
   std::array<DraftTimeModel, kDrafterFamilyCount> draft_;
