@@ -89,6 +89,12 @@ void CandidateMerge::reset(std::span<const float* const> rows, std::span<const i
     heads_.push_back(Entry{make_key(rows[r][j], static_cast<std::uint32_t>(j + 1), rank_of(r)),
                            static_cast<std::uint32_t>(r)});
   }
+  best_ = 0;
+  scan_ = requests <= kScanMax;
+  if (scan_) {
+    if (!heads_.empty()) find_best();
+    return;
+  }
   std::make_heap(heads_.begin(), heads_.end(),
                  [](const Entry& a, const Entry& b) { return a.key < b.key; });
 }

@@ -86,6 +86,8 @@ class CandidateMerge {
   // Up to this many requests every candidate is ordered up front by a branch-free merge of the
   // per-request runs; beyond it the heads sit in a binary heap and are ordered lazily.
   static constexpr std::size_t kEagerMergeMax = 16;
+  // A lazy merge of up to this many requests finds the best head by a scan instead of a heap.
+  static constexpr std::size_t kScanMax = 8;
 
   // rows[r]: request r's survivals (γ entries, non-increasing); positive[r]: how many lead with a
   // positive value (only those become candidates); ids: distinct. The survivals must stay alive
@@ -110,7 +112,7 @@ class CandidateMerge {
       const std::uint64_t key = sorted_[cursor_];
       return Candidate{survival_of(key), request_of(key), position_of(key)};
     }
-    const Entry& e = heads_.front();
+    const Entry& e = heads_[best_];
     return Candidate{survival_of(e.key), e.request, position_of(e.key)};
   }
   // When the whole order was built up front (R <= kEagerMergeMax, not lazy): every candidate's
@@ -138,7 +140,7 @@ class CandidateMerge {
       ++cursor_;
       return;
     }
-    Entry& head = heads_.front();
+    Entry& head = heads_[best_];
     const std::uint32_t position = position_of(head.key);
     if (static_cast<int>(position) < positive_[head.request]) {
       head.key = next_key(head, position);  // ranks after the one it replaces: sift down only
@@ -147,7 +149,11 @@ class CandidateMerge {
       heads_.pop_back();
       if (heads_.empty()) return;
     }
-    sift_down(0);
+    if (scan_) {
+      find_best();
+    } else {
+      sift_down(0);
+    }
   }
 
  private:
@@ -176,6 +182,17 @@ class CandidateMerge {
            (head.key & 0xffffffu);
   }
   void merge_all();
+  // Scan mode: best_ = the head with the largest key, by a branch-free pass over the few heads.
+  void find_best() {
+    std::size_t best = 0;
+    std::uint64_t best_key = heads_[0].key;
+    for (std::size_t i = 1; i < heads_.size(); ++i) {
+      const bool larger = heads_[i].key > best_key;
+      best = larger ? i : best;
+      best_key = larger ? heads_[i].key : best_key;
+    }
+    best_ = best;
+  }
   void sift_down(std::size_t i) {
     const std::size_t n = heads_.size();
     const Entry moving = heads_[i];
@@ -198,7 +215,11 @@ class CandidateMerge {
   std::vector<std::size_t> run_ends_;  // one past each run's sentinel
   std::size_t eager_count_ = 0;
   std::size_t cursor_ = 0;
-  std::vector<Entry> heads_;                    // lazy: max-heap on key over the request heads
+  // Lazy: the request heads, a max-heap on key (best_ = 0), or for a few requests (scan_) in any
+  // order with best_ the largest, found by a scan that costs less than sifting a small heap.
+  std::vector<Entry> heads_;
+  bool scan_ = false;
+  std::size_t best_ = 0;
   std::vector<std::uint32_t> rank_to_request_;  // empty when ids arrive ascending (rank = index)
   std::vector<std::uint32_t> rank_;
   const float* const* rows_ = nullptr;
