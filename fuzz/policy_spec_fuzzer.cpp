@@ -17,8 +17,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   sparksim::fuzz::expect_parse_or_input_error([&] {
     sparksim::DrafterSpec drafter{sparksim::DrafterFamily::kDspark, gamma,
                                   "dspark-" + std::to_string(gamma)};
-    sparksim::make_acceptance_model(sparksim::NamedSpec::parse(text, "--acceptance"),
-                                    sparksim::AcceptanceContext{drafter, "qwen3-8b", 1});
+    // Head tuning (auc=, ece=) is a second of Monte Carlo sampling, not parsing: this harness
+    // found it as a "timeout" (calibrated:auc=0.905 took over 10 s under the sanitizers), so it
+    // checks such specs without running the tuning.
+    sparksim::make_acceptance_model(
+        sparksim::NamedSpec::parse(text, "--acceptance"),
+        sparksim::AcceptanceContext{drafter, "qwen3-8b", 1, /*tune_heads=*/false});
   });
   return 0;
 }

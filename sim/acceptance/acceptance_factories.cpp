@@ -64,7 +64,7 @@ std::unique_ptr<AcceptanceModel> make_calibrated_acceptance(const NamedSpec& spe
     if (signal >= 0) head.signal = signal;
     if (sharpness >= 0) head.sharpness = sharpness;
   }
-  if (auc >= 0 || ece >= 0) {
+  if ((auc >= 0 || ece >= 0) && context.tune_heads) {
     const CalibratedAcceptanceModel untuned(config);
     for (int d = 0; d < kDomainCount; ++d) {
       config.head[static_cast<std::size_t>(d)] = tune_confidence_head(

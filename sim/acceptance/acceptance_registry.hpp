@@ -20,6 +20,10 @@ struct AcceptanceContext {
   DrafterSpec drafter;
   std::string target;  // e.g. "qwen3-8b" (Profile::target)
   std::uint64_t seed = 1;
+  // False: check the spec fully but skip the Monte Carlo tuning a head target (auc=, ece=) asks
+  // for (about a second of sampling), keeping the default head. For the spec fuzzer, whose
+  // subject is the parser; the tuning itself is tested in tests/sim/acceptance/.
+  bool tune_heads = true;
 };
 
 struct AcceptanceRow {

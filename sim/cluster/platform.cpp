@@ -12,6 +12,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "common/input_error.hpp"
+#include "sim/cluster/subprocess.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -21,6 +22,8 @@ namespace {
 
 // SimGrid allows one engine per process, and its clock is never reset.
 bool g_engine_created = false;
+// True in the child process that test-loads a platform file (see ClusterPlatform::create).
+bool g_in_platform_check = false;
 
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
@@ -108,6 +111,25 @@ std::unique_ptr<ClusterPlatform> ClusterPlatform::create(const PlatformSpec& spe
       throw InputError(p, 0, "a platform file must be SimGrid XML (*.xml)");
     }
     platform->platform_text_ = read_text(p);
+    if (!g_in_platform_check) {
+      // SimGrid aborts the process (xbt_die) on some malformed platforms instead of throwing,
+      // e.g. an unknown routing="..." model (found by fuzz/platform_fuzzer.cpp), which would end
+      // the run with no `path: what` and no exit code 2. So the file is loaded once, with every
+      // check below, in a child process first: if the child dies, the file is at fault.
+      try {
+        run_in_subprocess([&] {
+          g_in_platform_check = true;
+          create(spec);
+          return std::string();
+        });
+      } catch (const InputError&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw InputError(p, 0,
+                         "SimGrid could not load this platform (" + first_line(e.what()) +
+                             "; SimGrid's own message is printed above)");
+      }
+    }
   }
 
   g_engine_created = true;

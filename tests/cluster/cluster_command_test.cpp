@@ -288,10 +288,19 @@ TEST_CASE("bad platforms and options exit 2 before simulating and leave no outpu
              "    <route src=\"router\" dst=\"gpu0\"><link_ctn id=\"l\"/></route>\n"
              "  </zone>\n"
              "</platform>\n";
+  // SimGrid aborts on an unknown routing model instead of throwing (a fuzzer finding, kept in
+  // fuzz/regressions/platform_unknown_routing.xml); sparksim must still exit 2 with the path.
+  std::ofstream(dir / "routing.xml") << header +
+                                            "  <zone id=\"z\" routing=\"F ull\">\n"
+                                            "    <host id=\"router\" speed=\"1Gf\"/>\n"
+                                            "  </zone>\n"
+                                            "</platform>\n";
   struct Case {
     std::string args, message;
   };
   const std::vector<Case> cases = {
+      {"cluster --platform " + (dir / "routing.xml").string(),
+       (dir / "routing.xml").string() + ": SimGrid could not load this platform"},
       {"cluster --platform " + (dir / "broken.xml").string(),
        (dir / "broken.xml").string() + ":6: invalid SimGrid platform"},
       {"cluster --platform " + (dir / "unreachable.xml").string(),
