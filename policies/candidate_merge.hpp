@@ -32,7 +32,7 @@ inline float clamp_confidence(float c) {
 // compute_survivals for a block of kGamma positions (0: `gamma`); fixed sizes unroll.
 template <int kGamma>
 inline int compute_survivals_of_size(const float* confidences, int gamma, float* survivals,
-                                     double* sum) {
+                                     double* sum, double* prefix) {
   const int size = kGamma > 0 ? kGamma : gamma;
   float a = 1.0f;
   double total = 0.0;
@@ -41,26 +41,50 @@ inline int compute_survivals_of_size(const float* confidences, int gamma, float*
     a *= clamp_confidence(confidences[k]);
     survivals[k] = a;
     total += a;
+    if (prefix != nullptr) prefix[k + 1] = total;
     positive += a > 0.0f ? 1 : 0;
   }
   if (sum != nullptr) *sum = total;
+  if (prefix != nullptr) prefix[0] = 0.0;
   return positive;
 }
 
 // Writes survivals[k] = Π_{i≤k+1} confidences[i] (float arithmetic, left to right) for k < γ and
 // returns how many leading survivals are positive. Confidences are clamped to [0, 1] (a NaN counts
 // as 0), so the result is non-increasing and the positive ones form a prefix. If `sum` is given it
-// receives Σ survivals (double), accumulated alongside the product at no extra latency.
+// receives Σ survivals (double), accumulated alongside the product at no extra latency; if
+// `prefix` is given (γ + 1 entries) it receives the partial sums, prefix[k] = Σ of the first k.
 inline int compute_survivals(const float* confidences, int gamma, float* survivals,
-                             double* sum = nullptr) {
+                             double* sum = nullptr, double* prefix = nullptr) {
   switch (gamma) {  // the common block sizes, unrolled
     case 5:
-      return compute_survivals_of_size<5>(confidences, gamma, survivals, sum);
+      return compute_survivals_of_size<5>(confidences, gamma, survivals, sum, prefix);
     case 7:
-      return compute_survivals_of_size<7>(confidences, gamma, survivals, sum);
+      return compute_survivals_of_size<7>(confidences, gamma, survivals, sum, prefix);
     default:
-      return compute_survivals_of_size<0>(confidences, gamma, survivals, sum);
+      return compute_survivals_of_size<0>(confidences, gamma, survivals, sum, prefix);
   }
+}
+
+// How many of the n values exceed `bound` (a float: compare with the value rounded up when it
+// comes from a double, so the count never includes one at or below the double). Reads up to 3
+// floats past n, which the caller must own (their values do not matter).
+inline int count_above(const float* values, int n, float bound) {
+#if defined(__SSE2__)
+  static constexpr std::uint8_t kBitsSet[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+  static constexpr int kLanes[5] = {0, 1, 3, 7, 15};
+  const __m128 b = _mm_set1_ps(bound);
+  int count = 0;
+  for (int k = 0; k < n; k += 4) {
+    const int above = _mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(values + k), b));
+    count += kBitsSet[above & kLanes[std::min(n - k, 4)]];
+  }
+  return count;
+#else
+  int count = 0;
+  for (int k = 0; k < n; ++k) count += values[k] > bound ? 1 : 0;
+  return count;
+#endif
 }
 
 struct Candidate {

@@ -15,6 +15,7 @@
 #include "policies/greedy_policy.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "policies/admission_search.hpp"
 
@@ -28,7 +29,8 @@ constexpr double kTieMargin = 1e-12;   // relative gap below which a walked deci
 void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) {
   const auto requests = static_cast<std::size_t>(view.requests);
   const auto gamma = static_cast<std::size_t>(view.gamma);
-  survivals_.resize(requests * gamma);
+  survivals_.resize(requests * gamma + 4);  // + 4: count_above reads up to 3 past a row
+  prefix_.resize(requests * (gamma + 1));
   rows_.resize(requests);
   positive_.resize(requests);
   sure_.resize(requests);
@@ -38,8 +40,8 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
   for (std::size_t r = 0; r < requests; ++r) {
     rows_[r] = &survivals_[r * gamma];
     double sum = 0;
-    positive_[r] =
-        compute_survivals(&view.confidences[r * gamma], view.gamma, &survivals_[r * gamma], &sum);
+    positive_[r] = compute_survivals(&view.confidences[r * gamma], view.gamma,
+                                     &survivals_[r * gamma], &sum, &prefix_[r * (gamma + 1)]);
     candidates += positive_[r];
     survival_sum += sum;
   }
@@ -56,10 +58,16 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
   std::int64_t sure_count = 0;
   std::int64_t rest = 0;
   double sure_sum = 0;
+  // The bound as a float rounded up: a survival above it is above the double bound too (one
+  // between the two is merely left to the walk). Counting the sure prefix this way has no
+  // data-dependent branch; its sum comes from the row's partial sums.
+  float bound_f = static_cast<float>(bound);
+  if (static_cast<double>(bound_f) < bound) {
+    bound_f = std::nextafter(bound_f, std::numeric_limits<float>::infinity());
+  }
   for (std::size_t r = 0; r < requests; ++r) {
-    int j = 0;
-    const float* row = rows_[r];
-    while (j < positive_[r] && row[j] > bound) sure_sum += row[j++];
+    const int j = count_above(rows_[r], view.gamma, bound_f);
+    sure_sum += prefix_[r * (gamma + 1) + static_cast<std::size_t>(j)];
     sure_[r] = j;
     lengths[r] = j;
     sure_count += j;

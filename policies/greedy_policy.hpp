@@ -30,6 +30,7 @@ class GreedyPolicy final : public VerificationPolicy {
   std::vector<const float*> rows_;  // scratch, R
   std::vector<int> positive_;       // scratch, R
   std::vector<int> sure_;           // scratch, R: leading candidates admitted without ordering
+  std::vector<double> prefix_;      // scratch, R×(γ+1): partial sums of each row's survivals
   CandidateMerge merge_;
   std::int64_t reference_searches_ = 0;
   std::int64_t sure_admissions_ = 0;
