@@ -5,7 +5,8 @@
 # schedulers the speed target names (greedy, async-topk); asserts nothing (timings on a shared
 # 2-core machine are figures, not pass/fail criteria). `cpu` is the process's user+sys time, which
 # also covers loading the trace and writing outputs: on a busy machine it is the steadier figure.
-# Usage: bench/replay_speed.sh [BINARY] [POLICY...]   (default policies below)
+# Usage: [REPEATS=N] bench/replay_speed.sh [BINARY] [POLICY...]   (default policies below; 3 runs
+# each unless REPEATS says otherwise: on a shared machine the fastest run is the least disturbed)
 set -euo pipefail
 bin=${1:-build/sparksim}
 shift || true
@@ -18,7 +19,7 @@ trap 'rm -rf "$out"' EXIT
 timer=()  # GNU time, when installed, records the process's CPU time
 if [ -x /usr/bin/time ]; then timer=(/usr/bin/time -f "%U %S" -o "$out/cpu"); fi
 for policy in "${policies[@]}"; do
-  for repeat in 1 2 3; do
+  for repeat in $(seq "${REPEATS:-3}"); do
     rm -f "$out/cpu"
     "${timer[@]}" "$bin" run --trace traces/azure_conv_2023.csv \
       --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --policy "$policy" \
