@@ -21,7 +21,7 @@ namespace {
 class FullBlockCounter final : public AcceptanceModel {
  public:
   explicit FullBlockCounter(AcceptanceModel& inner, int gamma)
-      : inner_(inner), reached(static_cast<std::size_t>(gamma) + 1, 0) {}
+      : reached(static_cast<std::size_t>(gamma) + 1, 0), inner_(inner) {}
   void init_request(std::uint64_t id, Domain d, AcceptanceState& s) override {
     inner_.init_request(id, d, s);
   }
