@@ -52,18 +52,24 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
 
   const double ratio = sps.max_step_ratio(view.requests, view.requests + candidates - 1);
   const double growth = ratio * (1 + kBoundMargin) - 1;
-  const double bound =
-      growth > 0 ? (static_cast<double>(view.requests) + survival_sum) * (1 + kBoundMargin) * growth
-                 : 0.0;
+  // (A NaN growth gives a NaN bound, which nothing clears: then everything is walked.)
+  const double bound = growth <= 0 ? 0.0
+                                   : (static_cast<double>(view.requests) + survival_sum) *
+                                         (1 + kBoundMargin) * growth;
   std::int64_t sure_count = 0;
   std::int64_t rest = 0;
   double sure_sum = 0;
   // The bound as a float rounded up: a survival above it is above the double bound too (one
   // between the two is merely left to the walk). Counting the sure prefix this way has no
   // data-dependent branch; its sum comes from the row's partial sums.
-  float bound_f = static_cast<float>(bound);
-  if (static_cast<double>(bound_f) < bound) {
-    bound_f = std::nextafter(bound_f, std::numeric_limits<float>::infinity());
+  // No survival exceeds 1, so a bound of 1 or more (or NaN) admits nothing here, and is not
+  // converted: a double beyond float's range has no float value.
+  float bound_f = 2.0f;
+  if (bound < 1.0) {
+    bound_f = static_cast<float>(bound);
+    if (static_cast<double>(bound_f) < bound) {
+      bound_f = std::nextafter(bound_f, std::numeric_limits<float>::infinity());
+    }
   }
   for (std::size_t r = 0; r < requests; ++r) {
     const int j = count_above(rows_[r], view.gamma, bound_f);
