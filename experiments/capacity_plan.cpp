@@ -306,7 +306,7 @@ PlanResult run_plan(const PlanOptions& o) {
   }
 
   const Profile& profile = setups.front().profile;
-  result.profile_label = sweep_profile_label(profile);
+  result.profile_label = profile.label();
   result.profile_source = profile.provenance.source;
   result.routers = o.routers;
   for (double share : o.prefill_shares) {

@@ -358,7 +358,7 @@ ClusterOutcome execute_cluster(const ClusterSetup& setup, std::ostream* requests
   nlohmann::ordered_json& s = out.summary;
   s["sparksim_version"] = sparksim_version();
   s["profile_source"] = rs.profile.provenance.source;
-  s["profile_label"] = profile_label(rs.profile);
+  s["profile_label"] = rs.profile.label();
   s["drafter"] = rs.engine.drafter.name;
   s["policy"] = rs.policy_spec.text();
   // A replay reports the acceptance spec recorded in its log (as execute_run does); notes from

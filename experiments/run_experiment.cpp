@@ -242,7 +242,7 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
   nlohmann::ordered_json& s = out.summary;
   s["sparksim_version"] = sparksim_version();
   s["profile_source"] = setup.profile.provenance.source;
-  s["profile_label"] = profile_label(setup.profile);
+  s["profile_label"] = setup.profile.label();
   s["drafter"] = setup.engine.drafter.name;
   s["policy"] = setup.policy_spec.text();
   // A replay reports the acceptance spec recorded in its log, so it reproduces the summary.

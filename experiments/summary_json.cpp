@@ -27,13 +27,4 @@ nlohmann::ordered_json load_report_json(const LoadReport& r) {
   return j;
 }
 
-std::string profile_label(const Profile& p) {
-  if (p.is_analytic()) {
-    return "ANALYTIC roofline profile for " + p.provenance.gpu + " / " + p.target +
-           " (not measured on a GPU)";
-  }
-  return "measured profile for " + p.provenance.gpu + " / " + p.target + " (" + p.provenance.date +
-         ")";
-}
-
 }  // namespace sparksim

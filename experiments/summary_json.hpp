@@ -1,13 +1,10 @@
 // Pieces of summary.json shared by `sparksim run` and `sparksim cluster`, so that both write the
-// same keys the same way: a distribution's summary, a trace's load report, the profile's label.
+// same keys the same way: a distribution's summary and a trace's load report.
 #pragma once
-
-#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "common/distribution_summary.hpp"
-#include "profiles/profile.hpp"
 #include "traces/request_spec.hpp"
 
 namespace sparksim {
@@ -16,7 +13,5 @@ namespace sparksim {
 nlohmann::ordered_json to_json(const DistributionSummary& s);
 // Rows read, kept, sorted, dropped and clipped, with the loader's notes.
 nlohmann::ordered_json load_report_json(const LoadReport& r);
-// "ANALYTIC roofline profile for GPU / target (not measured on a GPU)" or "measured profile ...".
-std::string profile_label(const Profile& p);
 
 }  // namespace sparksim

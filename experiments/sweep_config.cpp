@@ -124,15 +124,6 @@ void resolve_baseline(const JsonFile& f, SweepConfig& c, ProblemList& problems) 
 
 }  // namespace
 
-std::string sweep_profile_label(const Profile& p) {
-  if (p.is_analytic()) {
-    return "ANALYTIC roofline profile for " + p.provenance.gpu + " / " + p.target +
-           " (not measured on a GPU)";
-  }
-  return "measured profile for " + p.provenance.gpu + " / " + p.target + " (" + p.provenance.date +
-         ")";
-}
-
 const char* load_kind_name(LoadKind kind) {
   return kind == LoadKind::kConcurrency ? "concurrency" : "rate_scale";
 }
@@ -428,7 +419,7 @@ SweepConfig load_sweep_config(const std::string& path) {
     SweepPoint p{0, s, 0, 0};
     try {
       const RunSetup setup = prepare_run(point_run_options(c, p));
-      if (s == 0) c.profile_label = sweep_profile_label(setup.profile);
+      if (s == 0) c.profile_label = setup.profile.label();
     } catch (const InputError& e) {
       // prepare_run lists its problems one per line; report each once, at the config.
       std::string all = e.what();

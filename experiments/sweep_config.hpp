@@ -99,10 +99,6 @@ std::vector<SweepPoint> expand_points(const SweepConfig& config);
 // The `sparksim run` options of a point (so any point can be re-run by hand).
 RunOptions point_run_options(const SweepConfig& config, const SweepPoint& point);
 
-// The label every report and plot title carries: "ANALYTIC roofline profile for h100-sxm /
-// qwen3-8b (not measured on a GPU)", or "measured profile for ... (date)".
-std::string sweep_profile_label(const Profile& profile);
-
 // "--shard i/N": the i-th (1-based) of N slices. Points are dealt round-robin (point p belongs to
 // slice p % N + 1), so every slice gets a mix of light and heavy loads.
 struct ShardSpec {

@@ -66,27 +66,6 @@ inline int compute_survivals(const float* confidences, int gamma, float* surviva
   }
 }
 
-// How many of the n values exceed `bound` (a float: compare with the value rounded up when it
-// comes from a double, so the count never includes one at or below the double). Reads up to 3
-// floats past n, which the caller must own (their values do not matter).
-inline int count_above(const float* values, int n, float bound) {
-#if defined(__SSE2__)
-  static constexpr std::uint8_t kBitsSet[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
-  static constexpr int kLanes[5] = {0, 1, 3, 7, 15};
-  const __m128 b = _mm_set1_ps(bound);
-  int count = 0;
-  for (int k = 0; k < n; k += 4) {
-    const int above = _mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(values + k), b));
-    count += kBitsSet[above & kLanes[std::min(n - k, 4)]];
-  }
-  return count;
-#else
-  int count = 0;
-  for (int k = 0; k < n; ++k) count += values[k] > bound ? 1 : 0;
-  return count;
-#endif
-}
-
 struct Candidate {
   double survival = 0;
   std::uint32_t request = 0;   // index r in the batch

@@ -6,9 +6,9 @@
 // a > τ·(SPS(B)/SPS(B+1) − 1), and along the whole path τ <= R + Σ survivals and B stays in
 // [R, R + N − 1], so every candidate above T = (R + Σ)·(max ratio − 1) passes its test. Those
 // form a prefix of each request (survival never grows along a request) and come first in the
-// order, so the early stop cannot happen before them. Only the rest are ordered, lazily (a heap
-// over the request heads: the walk usually stops a few candidates in), and walked with the early
-// stop from the state after the sure admissions. The answer is the
+// order, so the early stop cannot happen before them. Only the rest are ordered, lazily (over the
+// request heads: the walk usually stops a few candidates in), and walked with the early stop
+// from the state after the sure admissions. The answer is the
 // reference's exactly: the bound carries a relative margin far above rounding, and a walked
 // comparison within kTieMargin of a tie (where summing τ in row order instead of the reference's
 // sorted order could flip it) reruns the reference search instead.
@@ -17,6 +17,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/count_above.hpp"
 #include "policies/admission_search.hpp"
 
 namespace sparksim {
@@ -59,11 +60,11 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
   std::int64_t sure_count = 0;
   std::int64_t rest = 0;
   double sure_sum = 0;
-  // The bound as a float rounded up: a survival above it is above the double bound too (one
-  // between the two is merely left to the walk). Counting the sure prefix this way has no
-  // data-dependent branch; its sum comes from the row's partial sums.
-  // No survival exceeds 1, so a bound of 1 or more (or NaN) admits nothing here, and is not
-  // converted: a double beyond float's range has no float value.
+  // The bound as a float rounded up (count_above compares floats): a survival above it is above the
+  // double bound too (one between the two is merely left to the walk). Counting the sure prefix
+  // this way has no data-dependent branch; its sum comes from the row's partial sums. No survival
+  // exceeds 1, so a bound of 1 or more (or NaN) admits nothing here, and is not converted: a double
+  // beyond float's range has no float value.
   float bound_f = 2.0f;
   if (bound < 1.0) {
     bound_f = static_cast<float>(bound);

@@ -15,4 +15,12 @@ std::int64_t Profile::kv_capacity_tokens() const {
   return static_cast<std::int64_t>(std::floor(room / kv_bytes_per_token));
 }
 
+std::string Profile::label() const {
+  if (is_analytic()) {
+    return "ANALYTIC roofline profile for " + provenance.gpu + " / " + target +
+           " (not measured on a GPU)";
+  }
+  return "measured profile for " + provenance.gpu + " / " + target + " (" + provenance.date + ")";
+}
+
 }  // namespace sparksim

@@ -76,6 +76,9 @@ struct Profile {
   // KV capacity in tokens: (hbm * utilization - weights) / kv_bytes_per_token, floored.
   std::int64_t kv_capacity_tokens() const;
   bool is_analytic() const { return provenance.source == "analytic"; }
+  // The label every summary, report and plot title carries: "ANALYTIC roofline profile for
+  // h100-sxm / qwen3-8b (not measured on a GPU)", or "measured profile for ... (date)".
+  std::string label() const;
 };
 
 }  // namespace sparksim

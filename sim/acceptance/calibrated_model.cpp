@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/count_above.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/rng.hpp"
@@ -59,7 +60,7 @@ CalibratedAcceptanceModel::CalibratedAcceptanceModel(CalibratedModelConfig confi
     const int half_bins = static_cast<int>(std::ceil(reach * kBinsPerUnit));
     t.bins = 2 * half_bins + 1;
     t.m_lo = static_cast<float>(-half_bins) / kBinsPerUnit;
-    // Padded by 4 so draft() can compare the last row 4 positions at a time.
+    // Padded by 4: draft() counts a row with count_above, which reads up to 3 past it.
     t.survival.resize(static_cast<std::size_t>(t.bins) * g + 4);
     for (int j = 0; j < t.bins; ++j) {
       const double m = static_cast<double>(j - half_bins) / kBinsPerUnit;
@@ -235,21 +236,8 @@ void CalibratedAcceptanceModel::draft_rows(std::span<const DraftSlot> slots, int
     // of leading acceptances); counted without branches.
     const float u = static_cast<float>(static_cast<std::int64_t>(h & 0xFFFFFFFFULL)) * 0x1.0p-32f;
     const float* survival = t.survival.data() + static_cast<std::size_t>(bin) * g;
-    int accepted = 0;
-#if defined(__SSE2__)
-    // Four positions per compare; lanes past γ are masked off (the table is padded for them).
-    static constexpr std::array<std::uint8_t, 16> kBitsSet = {0, 1, 1, 2, 1, 2, 2, 3,
-                                                              1, 2, 2, 3, 2, 3, 3, 4};
-    static constexpr std::array<int, 5> kLanes = {0, 1, 3, 7, 15};
-    const __m128 vu = _mm_set1_ps(u);
-    for (int k = 0; k < gamma; k += 4) {
-      const int below = _mm_movemask_ps(_mm_cmplt_ps(vu, _mm_loadu_ps(survival + k)));
-      accepted += kBitsSet[static_cast<std::size_t>(
-          below & kLanes[static_cast<std::size_t>(std::min(gamma - k, 4))])];
-    }
-#else
-    for (int k = 0; k < gamma; ++k) accepted += u < survival[k] ? 1 : 0;
-#endif
+    // (u < S_k is S_k > u; the table is padded for the lanes past γ.)
+    const int accepted = count_above(survival, gamma, u);
     hidden_accepted[r] = accepted;
 
     // Confidences: σ(β/T_k · (a_k + m + Δ s_k)), s_k = ±Δ/2 + n_k by position k's outcome: the
