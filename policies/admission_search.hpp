@@ -36,6 +36,36 @@ class GlobalSearchWalk {
       best_count_ = walked_;
     }
   }
+  // add(), for `count` survivals of 1 and then every survival of `ordered`: the same sums and
+  // comparisons, with the table range checked once and no branch on the comparison's outcome.
+  void add_all(std::int64_t ones, std::span<const float> ordered) {
+    const auto count = ones + static_cast<std::int64_t>(ordered.size());
+    if (batch_ + count > sps_.max_tokens()) {
+      for (std::int64_t i = 0; i < ones; ++i) add(1.0f);
+      for (const float survival : ordered) add(survival);
+      return;
+    }
+    const double* sps = sps_.table() + batch_;  // sps[i] = SPS(batch_ + 1 + i)
+    double tau = tau_;
+    double best = best_;
+    std::int64_t best_count = best_count_;
+    std::int64_t i = 0;
+    const auto step = [&](double survival) {
+      tau += survival;
+      const double theta = tau * sps[i];
+      ++i;
+      const bool better = theta > best;
+      best = better ? theta : best;
+      best_count = better ? walked_ + i : best_count;
+    };
+    for (std::int64_t k = 0; k < ones; ++k) step(1.0);
+    for (const float survival : ordered) step(survival);
+    tau_ = tau;
+    best_ = best;
+    best_count_ = best_count;
+    batch_ += count;
+    walked_ += count;
+  }
   // The admission count with the largest Θ so far (the smallest such count on ties).
   std::int64_t best_count() const { return best_count_; }
 

@@ -2,10 +2,13 @@
 #include "policies/async_topk_policy.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
+#include "common/count_above.hpp"
 #include "policies/admission_search.hpp"
 #include "policies/survival_sort.hpp"
 
@@ -20,8 +23,15 @@ AsyncTopKPolicy::AsyncTopKPolicy(int gamma, int lag, bool synchronous)
     : gamma_(gamma),
       lag_(lag),
       synchronous_(synchronous),
-      ones_(static_cast<std::size_t>(gamma), 1.0f),
-      orders_(static_cast<std::size_t>(lag) + 1, StepOrder{kNever, {}, {}}) {}
+      ones_(static_cast<std::size_t>(gamma) + 4, 1.0f),
+      orders_(static_cast<std::size_t>(lag) + 1, StepOrder{kNever, 0, {}}) {}
+
+float* AsyncTopKPolicy::append_row(const float* row, int count, float* out) {
+  // Four at a time, unaligned: the floats copied past `count` are overwritten by the next row or
+  // left beyond the end.
+  for (int k = 0; k < count; k += 4) std::memcpy(out + k, row + k, 4 * sizeof(float));
+  return out + count;
+}
 
 void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) {
   if (view.gamma != gamma_) {
@@ -39,31 +49,34 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
   const auto ids = view.request_ids.first(requests);
   slots_.map_batch(ids);
   if (history_step_.size() < slots_.slot_count() * ring) {
-    history_.resize(slots_.slot_count() * ring * gamma);
+    history_.resize(slots_.slot_count() * ring * gamma + 4);
     history_positive_.resize(slots_.slot_count() * ring);
     history_sum_.resize(slots_.slot_count() * ring);
     history_step_.resize(slots_.slot_count() * ring, kNever);
-    present_.resize(slots_.slot_count(), kNever);
   }
   lagged_rows_.resize(requests);
   current_rows_.resize(requests);
   lagged_positive_.resize(requests);
   current_positive_.resize(requests);
+  // Room for every row's survivals plus the 3 floats append_row may copy past the last one.
+  current_order_.resize(requests * gamma + 4);
+  float* current_end = current_order_.data();
   std::int64_t current_candidates = 0;
   PathSummary lagged;
   std::int64_t ones_rows = 0;
+  std::int64_t lagged_requests = 0;  // requests with survivals from step - lag
   lagged.max_survival = 0.0;
   lagged.min_survival = 1.0;
   for (std::size_t r = 0; r < requests; ++r) {
     const std::size_t base = slots_.slots()[r] * ring;
     std::int64_t* steps = &history_step_[base];
     if (slots_.fresh()[r]) std::fill(steps, steps + ring, kNever);
-    present_[slots_.slots()[r]] = step;
     if (steps[read] == step - lag_) {
       const float* row = &history_[(base + read) * gamma];
       const int positive = history_positive_[base + read];
       lagged_rows_[r] = row;
       lagged_positive_[r] = positive;
+      ++lagged_requests;
       if (positive > 0) {
         lagged.candidates += positive;
         lagged.survival_sum += history_sum_[base + read];
@@ -87,80 +100,75 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
     history_sum_[base + write] = sum;
     steps[write] = step;
     current_candidates += positive;
+    current_end = append_row(current, positive, current_end);
   }
+  current_order_.resize(static_cast<std::size_t>(current_end - current_order_.data()));
 
-  // K: the whole lagged path when a cheap bound proves it wins (usual with slack); else a search
-  // over the lagged order, reused from `lag` steps earlier when that step kept it, else merged (or
-  // radix-sorted when long).
+  // K: over the lagged path, the new requests' survival-1 candidates first. The rest is the order
+  // kept `lag` steps earlier when all of that step's requests are still here (a request with
+  // survivals from step - lag was in that step's batch, and a reused slot starts empty, so
+  // counting them suffices); else the whole path when a cheap bound proves it wins (usual with
+  // slack); else the lagged survivals, sorted.
   std::int64_t capacity = lagged.candidates;
-  StepOrder& earlier = orders_[read];
+  const StepOrder& earlier = orders_[read];
+  const bool reuse = earlier.step == step - lag_ && earlier.requests == lagged_requests;
   // (With a kept order the walk is as cheap as the bound, and exact, so it goes first.)
-  if (earlier.step == step - lag_ || !whole_path_wins(lagged, view.requests, sps)) {
-    if (earlier.step == step - lag_) {
-      // Which of that step's requests are still here, and the same request as then (a reused
-      // slot starts with an empty history): decided once per request, not per candidate.
-      const std::size_t then = earlier.slot_of_rank.size();
-      still_.resize(then);
-      bool all_still = true;
-      for (std::size_t rank = 0; rank < then; ++rank) {
-        const std::uint32_t slot = earlier.slot_of_rank[rank];
-        still_[rank] = present_[slot] == step && history_step_[slot * ring + read] == step - lag_;
-        all_still = all_still && still_[rank] != 0;
-      }
-      // The lagged path: the new requests' survival-1 candidates first, then that step's order.
-      GlobalSearchWalk walk(view.requests, sps);
-      for (std::int64_t i = 0; i < ones_rows * gamma_; ++i) walk.add(1.0f);
-      if (all_still) {
-        for (const std::uint64_t key : earlier.keys) walk.add(CandidateMerge::survival_of_key(key));
-      } else {
-        for (const std::uint64_t key : earlier.keys) {
-          if (still_[CandidateMerge::rank_of_key(key)] != 0) {
-            walk.add(CandidateMerge::survival_of_key(key));
-          }
+  if (reuse || !whole_path_wins(lagged, view.requests, sps)) {
+    GlobalSearchWalk walk(view.requests, sps);
+    if (reuse) {
+      walk.add_all(ones_rows * gamma_, earlier.values);
+      ++reused_orders_;
+    } else {
+      lagged_order_.resize(requests * gamma + 4);
+      float* lagged_end = lagged_order_.data();
+      for (std::size_t r = 0; r < requests; ++r) {
+        if (lagged_rows_[r] != ones_.data()) {
+          lagged_end = append_row(lagged_rows_[r], lagged_positive_[r], lagged_end);
         }
       }
-      capacity = walk.best_count();
-      ++reused_orders_;
-    } else if (lagged.candidates < static_cast<std::int64_t>(kRadixSortMin)) {
-      merge_.reset(lagged_rows_, lagged_positive_, ids);
-      capacity = global_search(merge_, view.requests, sps, nullptr);
-    } else {
-      // Only the values matter to the search: for a long path, radix-sort them instead of merging.
-      lagged_order_.clear();
-      for (std::size_t r = 0; r < requests; ++r) {
-        lagged_order_.insert(lagged_order_.end(), lagged_rows_[r],
-                             lagged_rows_[r] + lagged_positive_[r]);
-      }
+      lagged_order_.resize(static_cast<std::size_t>(lagged_end - lagged_order_.data()));
       sort_survivals_descending(lagged_order_, sort_scratch_);
-      capacity = global_search(lagged_order_, view.requests, sps);
+      walk.add_all(ones_rows * gamma_, lagged_order_);
       ++sorted_searches_;
     }
+    capacity = walk.best_count();
   }
   last_capacity_ = capacity;
 
+  // This step's order, kept for the search `lag` steps from now and read here for the K-th best.
+  sort_survivals_descending(current_order_, sort_scratch_);
   StepOrder& now = orders_[write];
-  now.step = kNever;
+  now.step = step;
+  now.requests = view.requests;
+  now.values.swap(current_order_);
+  const std::vector<float>& order = now.values;
   if (capacity >= current_candidates) {
     std::copy(current_positive_.begin(), current_positive_.end(), lengths.begin());
     return;
   }
+  const auto k = static_cast<std::size_t>(capacity);
+  if (k == 0) {
+    std::fill(lengths.begin(), lengths.begin() + view.requests, 0);
+    return;
+  }
+  // The K highest survivals are exactly those >= the K-th, unless the next one equals it.
+  const float kth = order[k - 1];
+  if (order[k] < kth) {
+    // Survivals are positive, so the float just below the K-th is its bits minus one.
+    const float below = std::bit_cast<float>(std::bit_cast<std::uint32_t>(kth) - 1);
+    for (std::size_t r = 0; r < requests; ++r) {
+      lengths[r] = count_above(current_rows_[r], gamma_, below);
+    }
+    return;
+  }
+  // A tie at the boundary: the order's tie-breaks (earlier position, then lower id) decide.
+  ++tied_boundaries_;
   std::fill(lengths.begin(), lengths.begin() + view.requests, 0);
-  merge_.reset(current_rows_, current_positive_, ids);
-  for (std::int64_t k = 0; k < capacity; ++k) {
+  merge_.reset(current_rows_, {}, current_positive_, ids, /*lazy=*/true);
+  for (std::size_t admitted = 0; admitted < k; ++admitted) {
     const Candidate c = merge_.top();
     lengths[c.request] = static_cast<int>(c.position);
     merge_.advance();
-  }
-  // Keep the order (keys, and each rank's slot) for the capacity search `lag` steps from now.
-  const auto keys = merge_.full_order_keys();
-  if (!keys.empty()) {
-    now.keys.assign(keys.begin(), keys.end());
-    now.slot_of_rank.resize(requests);
-    const auto slots = slots_.slots();
-    for (std::uint32_t rank = 0; rank < requests; ++rank) {
-      now.slot_of_rank[rank] = slots[merge_.request_of_rank(rank)];
-    }
-    now.step = step;
   }
 }
 

@@ -28,14 +28,21 @@ class AsyncTopKPolicy final : public VerificationPolicy {
 
   // The capacity K used by the last schedule() call (for tests and diagnostics).
   std::int64_t last_capacity() const { return last_capacity_; }
-  // Capacity searches that reused an earlier step's order instead of merging (diagnostics).
+  // Capacity searches that walked an earlier step's kept order instead of sorting (diagnostics).
   std::int64_t reused_orders() const { return reused_orders_; }
-  // Capacity searches over a radix-sorted path (at least kRadixSortMin candidates; diagnostics).
+  // Capacity searches that sorted the lagged survivals (diagnostics).
   std::int64_t sorted_searches() const { return sorted_searches_; }
+  // Current steps whose K-th best survival tied with the next one, ranked by the full merge
+  // (diagnostics).
+  std::int64_t tied_boundaries() const { return tied_boundaries_; }
   // Requests whose history is held (a request leaving must be forgotten).
   std::size_t remembered_requests() const { return slots_.live(); }
 
  private:
+  // Copies row[0, count) to `out` and returns the end; reads and writes (not uses) up to 3 floats
+  // past the row and past the copy.
+  static float* append_row(const float* row, int count, float* out);
+
   int gamma_;
   int lag_;
   bool synchronous_;
@@ -43,32 +50,31 @@ class AsyncTopKPolicy final : public VerificationPolicy {
   std::int64_t last_capacity_ = 0;
   std::int64_t reused_orders_ = 0;
   std::int64_t sorted_searches_ = 0;
+  std::int64_t tied_boundaries_ = 0;
   RequestSlots slots_;
   // Per slot, a ring of lag + 1 entries (entry = step % (lag + 1)): the survivals a step recorded
-  // (γ each), how many of them are positive, and the step (kNever = empty). Lag + 1 entries let
-  // this step's survivals be written while the ones of `lag` steps earlier are still read.
+  // (γ each, then 4 floats of padding at the end that count_above and append_row may read), how
+  // many of them are positive, and the step (kNever = empty). Lag + 1 entries let this step's
+  // survivals be written while the ones of `lag` steps earlier are still read.
   std::vector<float> history_;
   std::vector<int> history_positive_;
   std::vector<double> history_sum_;  // Σ of the entry's survivals
   std::vector<std::int64_t> history_step_;
   std::vector<float> ones_;  // the survival-1 row of a request too new to have lagged survivals
-  // Per ring entry: a step's candidates in admission order (CandidateMerge keys: survival and
-  // the request's rank in that batch) and each rank's slot, kept when that step ordered them all
-  // anyway, so the capacity search `lag` steps later needs no merge: it skips the requests that
-  // left since and puts the new ones (survival 1) in front.
+  // Per ring entry: the positive survivals of that step's whole batch, sorted descending, kept so
+  // that the capacity search `lag` steps later needs no sort when every one of those requests is
+  // still running (the new ones, survival 1, go in front). Only the values matter to the search.
   struct StepOrder {
     std::int64_t step;
-    std::vector<std::uint64_t> keys;
-    std::vector<std::uint32_t> slot_of_rank;
+    std::int64_t requests;
+    std::vector<float> values;
   };
   std::vector<StepOrder> orders_;
-  std::vector<std::int64_t> present_;  // per slot: the last step its request was in the batch
-  std::vector<float> lagged_order_, sort_scratch_;  // scratch
-  std::vector<std::uint8_t> still_;                 // scratch, per rank of a kept order
+  std::vector<float> lagged_order_, current_order_, sort_scratch_;  // scratch
   // Scratch, per batch: row pointers into history_ (or ones_) and positive counts.
   std::vector<const float*> lagged_rows_, current_rows_;
   std::vector<int> lagged_positive_, current_positive_;
-  CandidateMerge merge_;
+  CandidateMerge merge_;  // the current ranking when the K-th best survival is tied
 };
 
 }  // namespace sparksim

@@ -1,5 +1,6 @@
-// LSD radix sort of non-negative floats, descending, with a comparison-sort fallback for short
-// inputs (where clearing and scanning the 2048-bucket histograms costs more than it saves).
+// Descending sorts of survivals by size: the sorting network for a few, an LSD radix sort of
+// non-negative floats for many, std::sort between (where clearing and scanning the radix sort's
+// 2048-bucket histograms costs more than it saves).
 #include "policies/survival_sort.hpp"
 
 #include <algorithm>
@@ -17,6 +18,10 @@ constexpr std::uint32_t kMask = (1u << kBits) - 1;
 
 void sort_survivals_descending(std::vector<float>& values, std::vector<float>& scratch) {
   const std::size_t n = values.size();
+  if (n <= kNetworkSortMax) {
+    sort_few_descending(values);
+    return;
+  }
   if (n < kRadixSortMin) {
     std::sort(values.begin(), values.end(), std::greater<float>());
     return;

@@ -1,11 +1,14 @@
-// Sorting survivals by value only, for async-topk's capacity search: the global search needs the
-// lagged survivals in descending order but not who they belong to, so a radix sort on the float
-// bits (monotone for non-negative floats) replaces a heap merge over the requests, which cost
-// O(N log R) sift steps for the N = R·γ candidates of a large batch.
+// Sorting survivals by value only, for async-topk: its capacity search needs the lagged survivals
+// in descending order but not who they belong to, and its current-step ranking only the value of
+// the K-th best. Three sorts by size: the sorting network (sorting_network.hpp) for the few
+// candidates of a small batch, std::sort in between, and an LSD radix sort on the float bits
+// (monotone for non-negative floats) for the many candidates of a large batch.
 #pragma once
 
 #include <cstddef>
 #include <vector>
+
+#include "policies/sorting_network.hpp"
 
 namespace sparksim {
 
@@ -14,9 +17,10 @@ namespace sparksim {
 // about 1.8x faster at 3584 values, the merge about 1.5x faster at 448).
 inline constexpr std::size_t kRadixSortMin = 2048;
 
-// Sorts `values` into descending order (a comparison sort below kRadixSortMin values). Every value
-// must be a non-negative float (not NaN), as compute_survivals' positive survivals are. `scratch`
-// is working memory kept between calls.
+// Sorts `values` into descending order (the network up to kNetworkSortMax values, a comparison
+// sort below kRadixSortMin, else the radix sort). Every value must be a non-negative float (not
+// NaN), as compute_survivals' positive survivals are. `scratch` is working memory kept between
+// calls.
 void sort_survivals_descending(std::vector<float>& values, std::vector<float>& scratch);
 
 }  // namespace sparksim

@@ -62,6 +62,9 @@ class SpsTable {
     return tail_tokens_per_s_ / static_cast<double>(tokens);
   }
   std::int64_t max_tokens() const { return static_cast<std::int64_t>(sps_.size()); }
+  // The table itself: entry B - 1 is SPS(B) for B = 1..max_tokens() (for loops that look up many
+  // consecutive B and have checked the range once).
+  const double* table() const { return sps_.data(); }
 
   // max over B in [lo, hi] (1 <= lo <= hi) of SPS(B) / SPS(B + 1): the largest relative slowdown
   // of one more verify token anywhere in that range. Schedulers use it to bound, without ordering

@@ -1,0 +1,217 @@
+// Bitonic sorting networks in SSE and AVX2 registers, unrolled at compile time.
+//
+// Stage (block k, distance j) compares element i with i ^ j and puts the larger first when
+// i & k == 0 (descending), last otherwise; after the last block (k = the padded size) all is
+// descending. Every index, distance and direction is a template constant, so each network unrolls
+// into min, max, shuffle and blend instructions held in registers. Distances of a whole register
+// or more pair registers; shorter ones pair lanes of one register through a shuffle.
+#include "policies/sorting_network.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <limits>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+namespace sparksim {
+
+#if defined(__SSE2__)
+namespace {
+
+// ---- SSE: 4 lanes ----
+
+template <int kBlock, int kDistance, int kReg>
+inline void sse_compare_exchange(__m128* v) {
+  constexpr bool descending = ((4 * kReg) & kBlock) == 0;
+  if constexpr (kDistance >= 4) {
+    constexpr int partner = kReg ^ (kDistance / 4);
+    if constexpr (partner > kReg) {
+      const __m128 hi = _mm_max_ps(v[kReg], v[partner]);
+      const __m128 lo = _mm_min_ps(v[kReg], v[partner]);
+      v[kReg] = descending ? hi : lo;
+      v[partner] = descending ? lo : hi;
+    }
+  } else if constexpr (kDistance == 2) {  // lanes (0, 2) and (1, 3); kBlock >= 4
+    const __m128 y = _mm_shuffle_ps(v[kReg], v[kReg], _MM_SHUFFLE(1, 0, 3, 2));
+    const __m128 hi = _mm_max_ps(v[kReg], y);  // {max02, max13, max02, max13}
+    const __m128 lo = _mm_min_ps(v[kReg], y);
+    v[kReg] = descending ? _mm_movelh_ps(hi, lo) : _mm_movelh_ps(lo, hi);
+  } else {  // lanes (0, 1) and (2, 3)
+    const __m128 y = _mm_shuffle_ps(v[kReg], v[kReg], _MM_SHUFFLE(2, 3, 0, 1));
+    const __m128 hi = _mm_max_ps(v[kReg], y);  // {max01, max01, max23, max23}
+    const __m128 lo = _mm_min_ps(v[kReg], y);
+    if constexpr (kBlock == 2) {  // pair (0, 1) descending, pair (2, 3) ascending
+      const __m128 t = _mm_shuffle_ps(hi, lo, _MM_SHUFFLE(2, 0, 2, 0));  // {max01, max23, min01, min23}
+      v[kReg] = _mm_shuffle_ps(t, t, _MM_SHUFFLE(1, 3, 2, 0));
+    } else {
+      const __m128 first = descending ? hi : lo;
+      const __m128 second = descending ? lo : hi;
+      const __m128 t = _mm_shuffle_ps(first, second, _MM_SHUFFLE(2, 0, 2, 0));
+      v[kReg] = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 1, 2, 0));
+    }
+  }
+}
+
+template <int kRegs, int kBlock, int kDistance, int kReg = 0>
+inline void sse_stage(__m128* v) {
+  sse_compare_exchange<kBlock, kDistance, kReg>(v);
+  if constexpr (kReg + 1 < kRegs) sse_stage<kRegs, kBlock, kDistance, kReg + 1>(v);
+}
+
+template <int kRegs, int kBlock = 2, int kDistance = 1>
+inline void sse_network(__m128* v) {
+  sse_stage<kRegs, kBlock, kDistance>(v);
+  if constexpr (kDistance > 1) {
+    sse_network<kRegs, kBlock, kDistance / 2>(v);
+  } else if constexpr (kBlock < 4 * kRegs) {
+    sse_network<kRegs, 2 * kBlock, kBlock>(v);
+  }
+}
+
+template <int kRegs>
+void sse_sort(float* values) {
+  __m128 v[kRegs];
+  for (int p = 0; p < kRegs; ++p) v[p] = _mm_loadu_ps(values + 4 * p);
+  sse_network<kRegs>(v);
+  for (int p = 0; p < kRegs; ++p) _mm_storeu_ps(values + 4 * p, v[p]);
+}
+
+// ---- AVX2: 8 lanes. Every function that touches a 256-bit register carries the target
+// attribute (a lambda would not inherit it, hence the recursion over registers). ----
+
+#define SPARKSIM_AVX2 __attribute__((target("avx2")))
+
+// Blend mask for an in-register stage: lane l takes the smaller of its pair when it is the pair's
+// lower element in an ascending run, or the upper one in a descending run.
+constexpr int lanes_taking_min(int block, int distance, int reg) {
+  int mask = 0;
+  for (int lane = 0; lane < 8; ++lane) {
+    const bool ascending = ((8 * reg + lane) & block) != 0;
+    const bool upper = (lane & distance) != 0;
+    if (upper != ascending) mask |= 1 << lane;
+  }
+  return mask;
+}
+
+template <int kBlock, int kDistance, int kReg>
+SPARKSIM_AVX2 inline void avx2_compare_exchange(__m256* v) {
+  if constexpr (kDistance >= 8) {
+    constexpr bool descending = ((8 * kReg) & kBlock) == 0;
+    constexpr int partner = kReg ^ (kDistance / 8);
+    if constexpr (partner > kReg) {
+      const __m256 hi = _mm256_max_ps(v[kReg], v[partner]);
+      const __m256 lo = _mm256_min_ps(v[kReg], v[partner]);
+      v[kReg] = descending ? hi : lo;
+      v[partner] = descending ? lo : hi;
+    }
+  } else {
+    __m256 y;
+    if constexpr (kDistance == 4) {
+      y = _mm256_permute2f128_ps(v[kReg], v[kReg], 0x01);  // swap the 128-bit halves
+    } else if constexpr (kDistance == 2) {
+      y = _mm256_shuffle_ps(v[kReg], v[kReg], _MM_SHUFFLE(1, 0, 3, 2));
+    } else {
+      y = _mm256_shuffle_ps(v[kReg], v[kReg], _MM_SHUFFLE(2, 3, 0, 1));
+    }
+    const __m256 hi = _mm256_max_ps(v[kReg], y);
+    const __m256 lo = _mm256_min_ps(v[kReg], y);
+    v[kReg] = _mm256_blend_ps(hi, lo, lanes_taking_min(kBlock, kDistance, kReg));
+  }
+}
+
+template <int kRegs, int kBlock, int kDistance, int kReg = 0>
+SPARKSIM_AVX2 inline void avx2_stage(__m256* v) {
+  avx2_compare_exchange<kBlock, kDistance, kReg>(v);
+  if constexpr (kReg + 1 < kRegs) avx2_stage<kRegs, kBlock, kDistance, kReg + 1>(v);
+}
+
+template <int kRegs, int kBlock = 2, int kDistance = 1>
+SPARKSIM_AVX2 inline void avx2_network(__m256* v) {
+  avx2_stage<kRegs, kBlock, kDistance>(v);
+  if constexpr (kDistance > 1) {
+    avx2_network<kRegs, kBlock, kDistance / 2>(v);
+  } else if constexpr (kBlock < 8 * kRegs) {
+    avx2_network<kRegs, 2 * kBlock, kBlock>(v);
+  }
+}
+
+template <int kRegs>
+SPARKSIM_AVX2 void avx2_sort(float* values) {
+  __m256 v[kRegs];
+  for (int p = 0; p < kRegs; ++p) v[p] = _mm256_loadu_ps(values + 8 * p);
+  avx2_network<kRegs>(v);
+  for (int p = 0; p < kRegs; ++p) _mm256_storeu_ps(values + 8 * p, v[p]);
+}
+
+#undef SPARKSIM_AVX2
+
+bool cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2") != 0;
+  return has;
+}
+
+}  // namespace
+#endif
+
+bool network_has_avx2() {
+#if defined(__SSE2__)
+  return cpu_has_avx2();
+#else
+  return false;
+#endif
+}
+
+void sort_few_descending(std::vector<float>& values, NetworkIsa isa) {
+  const std::size_t n = values.size();
+  if (n <= 1) return;
+#if defined(__SSE2__)
+  const bool avx2 = isa != NetworkIsa::kSse && cpu_has_avx2();
+  // Padded to a power of two (at least one register) with -inf, which sorts behind every value.
+  const std::size_t size = std::max<std::size_t>(avx2 ? 8 : 4, std::bit_ceil(n));
+  values.resize(size, -std::numeric_limits<float>::infinity());
+  float* data = values.data();
+  if (avx2) {
+    switch (size) {
+      case 8:
+        avx2_sort<1>(data);
+        break;
+      case 16:
+        avx2_sort<2>(data);
+        break;
+      case 32:
+        avx2_sort<4>(data);
+        break;
+      default:
+        avx2_sort<8>(data);
+        break;
+    }
+  } else {
+    switch (size) {
+      case 4:
+        sse_sort<1>(data);
+        break;
+      case 8:
+        sse_sort<2>(data);
+        break;
+      case 16:
+        sse_sort<4>(data);
+        break;
+      case 32:
+        sse_sort<8>(data);
+        break;
+      default:
+        sse_sort<16>(data);
+        break;
+    }
+  }
+  values.resize(n);
+#else
+  (void)isa;
+  std::sort(values.begin(), values.end(), std::greater<float>());
+#endif
+}
+
+}  // namespace sparksim
