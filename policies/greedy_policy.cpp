@@ -6,19 +6,25 @@
 // a > τ·(SPS(B)/SPS(B+1) − 1), and along the whole path τ <= R + Σ survivals and B stays in
 // [R, R + N − 1], so every candidate above T = (R + Σ)·(max ratio − 1) passes its test. Those
 // form a prefix of each request (survival never grows along a request) and come first in the
-// order, so the early stop cannot happen before them. Only the rest are ordered, lazily (over the
-// request heads: the walk usually stops a few candidates in), and walked with the early stop
-// from the state after the sure admissions. The answer is the
-// reference's exactly: the bound carries a relative margin far above rounding, and a walked
-// comparison within kTieMargin of a tie (where summing τ in row order instead of the reference's
-// sorted order could flip it) reruns the reference search instead.
+// order, so the early stop cannot happen before them. Only the rest are ordered and walked with
+// the early stop from the state after the sure admissions. The walk needs their values only (τ and
+// Θ do not depend on who owns a survival), so a few are sorted as plain values by the sorting
+// network and the m admitted are those at or above the m-th value, counted per request without
+// ordering; when the m-th value ties with the next, or there are many, the candidates are merged
+// lazily (over the request heads: the walk usually stops a few in), which applies the order's
+// tie-breaks. The answer is the reference's exactly: the bound carries a relative margin far
+// above rounding, and a walked comparison within kTieMargin of a tie (where summing τ in row
+// order instead of the reference's sorted order could flip it) reruns the reference search.
 #include "policies/greedy_policy.hpp"
 
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "common/count_above.hpp"
 #include "policies/admission_search.hpp"
+#include "policies/sorting_network.hpp"
 
 namespace sparksim {
 
@@ -30,7 +36,9 @@ constexpr double kTieMargin = 1e-12;   // relative gap below which a walked deci
 void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) {
   const auto requests = static_cast<std::size_t>(view.requests);
   const auto gamma = static_cast<std::size_t>(view.gamma);
-  survivals_.resize(requests * gamma + 4);  // + 4: count_above reads up to 3 past a row
+  // Padded: count_above reads up to 3 floats past a row, the rest's copy up to γ + 3 past its
+  // start.
+  survivals_.resize(requests * gamma + gamma + 4);
   prefix_.resize(requests * (gamma + 1));
   rows_.resize(requests);
   positive_.resize(requests);
@@ -83,11 +91,63 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
   sure_admissions_ += sure_count;
   if (rest == 0) return;
 
-  // Lazily: the walk usually stops a few candidates in, long before the tail is exhausted.
-  merge_.reset(rows_, sure_, positive_, ids, /*lazy=*/true);
   std::int64_t batch = view.requests + sure_count;
   double tau = static_cast<double>(view.requests) + sure_sum;
   double best = tau * sps.steps_per_s(batch);
+  if (rest <= static_cast<std::int64_t>(kNetworkSortMax)) {
+    ++sorted_walks_;
+    // Each row's rest copied as a whole number of 4-float blocks covering γ, a trip count that
+    // does not vary (a copy loop sized by each row's count mispredicted its exit); the floats
+    // past the count are overwritten by the next row or cut off below.
+    const int blocks = (view.gamma + 3) / 4;
+    rest_.resize(static_cast<std::size_t>(rest + 4 * blocks));
+    float* end = rest_.data();
+    for (std::size_t r = 0; r < requests; ++r) {
+      const float* from = rows_[r] + sure_[r];
+      for (int b = 0; b < blocks; ++b) std::memcpy(end + 4 * b, from + 4 * b, 4 * sizeof(float));
+      end += positive_[r] - sure_[r];
+    }
+    rest_.resize(static_cast<std::size_t>(rest));
+    sort_few_descending(rest_);
+    std::size_t admitted = 0;
+    for (; admitted < rest_.size(); ++admitted) {
+      const double survival = rest_[admitted];
+      const double theta = (tau + survival) * sps.steps_per_s(batch + 1);
+      if (!(std::abs(theta - best) > kTieMargin * std::abs(best))) {
+        merge_.reset(rows_, positive_, ids);
+        early_stop_search(merge_, view.requests, sps, lengths);
+        ++reference_searches_;
+        return;
+      }
+      if (!(theta > best)) break;
+      best = theta;
+      tau += survival;
+      ++batch;
+    }
+    if (admitted == 0) return;
+    const float last = rest_[admitted - 1];
+    if (admitted == rest_.size() || rest_[admitted] < last) {
+      // Exactly the candidates at or above the last admitted value: count them per request (the
+      // sure ones lie above it). Survivals are positive, so the float just below is bits - 1.
+      const float below = std::bit_cast<float>(std::bit_cast<std::uint32_t>(last) - 1);
+      for (std::size_t r = 0; r < requests; ++r) {
+        lengths[r] = count_above(rows_[r], view.gamma, below);
+      }
+      return;
+    }
+    // The last admitted value ties with the next: the order's tie-breaks pick which of the tied
+    // candidates are in. Same walk, same decisions, over the merged candidates.
+    ++tied_walks_;
+    merge_.reset(rows_, sure_, positive_, ids, /*lazy=*/true);
+    for (std::size_t k = 0; k < admitted; ++k) {
+      const Candidate c = merge_.top();
+      lengths[c.request] = static_cast<int>(c.position);
+      merge_.advance();
+    }
+    return;
+  }
+  // Many left: lazily, the walk usually stops a few candidates in, long before the tail.
+  merge_.reset(rows_, sure_, positive_, ids, /*lazy=*/true);
   while (!merge_.empty()) {
     const Candidate c = merge_.top();
     const double theta = (tau + c.survival) * sps.steps_per_s(batch + 1);

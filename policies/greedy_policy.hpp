@@ -23,6 +23,11 @@ class GreedyPolicy final : public VerificationPolicy {
   std::int64_t reference_searches() const { return reference_searches_; }
   // Candidates admitted by the no-ordering bound, over all steps; for tests.
   std::int64_t sure_admissions() const { return sure_admissions_; }
+  // Steps whose remaining candidates were few enough to be walked as sorted values (the others
+  // go through the lazy merge); for tests.
+  std::int64_t sorted_walks() const { return sorted_walks_; }
+  // Sorted walks whose last admitted value tied with the next, settled by the merge; for tests.
+  std::int64_t tied_walks() const { return tied_walks_; }
 
  private:
   bool synchronous_;
@@ -31,9 +36,12 @@ class GreedyPolicy final : public VerificationPolicy {
   std::vector<int> positive_;       // scratch, R
   std::vector<int> sure_;           // scratch, R: leading candidates admitted without ordering
   std::vector<double> prefix_;      // scratch, R×(γ+1): partial sums of each row's survivals
+  std::vector<float> rest_;         // scratch: the survivals left after the sure admissions
   CandidateMerge merge_;
   std::int64_t reference_searches_ = 0;
   std::int64_t sure_admissions_ = 0;
+  std::int64_t sorted_walks_ = 0;
+  std::int64_t tied_walks_ = 0;
 };
 
 }  // namespace sparksim

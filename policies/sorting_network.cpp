@@ -44,7 +44,8 @@ inline void sse_compare_exchange(__m128* v) {
     const __m128 hi = _mm_max_ps(v[kReg], y);  // {max01, max01, max23, max23}
     const __m128 lo = _mm_min_ps(v[kReg], y);
     if constexpr (kBlock == 2) {  // pair (0, 1) descending, pair (2, 3) ascending
-      const __m128 t = _mm_shuffle_ps(hi, lo, _MM_SHUFFLE(2, 0, 2, 0));  // {max01, max23, min01, min23}
+      const __m128 t =
+          _mm_shuffle_ps(hi, lo, _MM_SHUFFLE(2, 0, 2, 0));  // {max01, max23, min01, min23}
       v[kReg] = _mm_shuffle_ps(t, t, _MM_SHUFFLE(1, 3, 2, 0));
     } else {
       const __m128 first = descending ? hi : lo;

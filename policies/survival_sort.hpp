@@ -12,9 +12,9 @@
 
 namespace sparksim {
 
-// From this many values on, the radix sort beats a heap merge of the per-request lists (each
-// already sorted); below it the merge wins (measured on async-topk with γ = 7: the radix sort was
-// about 1.8x faster at 3584 values, the merge about 1.5x faster at 448).
+// From this many values on, the radix sort beats std::sort (measured on survivals in per-request
+// runs of 7: at 2048 values the two tie at about 31 µs, at 4096 the radix sort takes 53 µs to
+// std::sort's 69, at 8192 122 µs to 462).
 inline constexpr std::size_t kRadixSortMin = 2048;
 
 // Sorts `values` into descending order (the network up to kNetworkSortMax values, a comparison

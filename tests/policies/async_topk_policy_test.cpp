@@ -207,7 +207,10 @@ TEST_CASE("async-topk matches a plain reference over random runs with churn") {
       REQUIRE(lengths == expected);
     }
     CHECK(policy.remembered_requests() == running.size());
-    if (!gentle && !large) CHECK(policy.reused_orders() > 0);  // the reuse path was checked too
+    if (!gentle && !large) {
+      CHECK(policy.reused_orders() > 0);    // the reuse path was checked too,
+      CHECK(policy.tied_boundaries() > 0);  // and ties at the K-th survival (confidences in tenths)
+    }
     if (large) {
       CHECK(policy.sorted_searches() > 50);  // and the radix-sorted one,
       CHECK(long_interior > 50);             // where the order decided K

@@ -117,6 +117,11 @@ TEST_CASE("greedy matches the full-sort reference of Algorithm 1 on random batch
     INFO("trial " << trial);
     CHECK(lengths == reference_greedy(b.view(), sps));
   }
+  // Every way through was taken: the walk over sorted values, its tie fallback (confidences in
+  // tenths tie often), and the lazy merge for more than kNetworkSortMax remaining candidates.
+  CHECK(policy.sorted_walks() > 50);
+  CHECK(policy.tied_walks() > 5);
+  CHECK(policy.sorted_walks() < 350);
 }
 
 TEST_CASE("greedy's sure admissions and tail walk equal the reference on gentle staircase SPS") {
