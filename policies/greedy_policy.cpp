@@ -108,7 +108,7 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
       end += positive_[r] - sure_[r];
     }
     rest_.resize(static_cast<std::size_t>(rest));
-    sort_few_descending(rest_);
+    sort_few_descending(rest_.data(), rest_.size());
     std::size_t admitted = 0;
     for (; admitted < rest_.size(); ++admitted) {
       const double survival = rest_[admitted];

@@ -139,12 +139,22 @@ SPARKSIM_AVX2 inline void avx2_network(__m256* v) {
   }
 }
 
+// Sorts values[0, n), n <= 8·kRegs, with no padding in memory: lanes at or past n are loaded as
+// -inf (a masked load, which never touches memory past n) and not stored back.
 template <int kRegs>
-SPARKSIM_AVX2 void avx2_sort(float* values) {
+SPARKSIM_AVX2 void avx2_sort(float* values, int n) {
+  const __m256i count = _mm256_set1_epi32(n);
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256 padding = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  __m256i inside[kRegs];
   __m256 v[kRegs];
-  for (int p = 0; p < kRegs; ++p) v[p] = _mm256_loadu_ps(values + 8 * p);
+  for (int p = 0; p < kRegs; ++p) {
+    inside[p] = _mm256_cmpgt_epi32(count, _mm256_add_epi32(lane, _mm256_set1_epi32(8 * p)));
+    v[p] = _mm256_blendv_ps(padding, _mm256_maskload_ps(values + 8 * p, inside[p]),
+                            _mm256_castsi256_ps(inside[p]));
+  }
   avx2_network<kRegs>(v);
-  for (int p = 0; p < kRegs; ++p) _mm256_storeu_ps(values + 8 * p, v[p]);
+  for (int p = 0; p < kRegs; ++p) _mm256_maskstore_ps(values + 8 * p, inside[p], v[p]);
 }
 
 #undef SPARKSIM_AVX2
@@ -165,53 +175,42 @@ bool network_has_avx2() {
 #endif
 }
 
-void sort_few_descending(std::vector<float>& values, NetworkIsa isa) {
-  const std::size_t n = values.size();
+void sort_few_descending(float* values, std::size_t n, NetworkIsa isa) {
   if (n <= 1) return;
 #if defined(__SSE2__)
-  const bool avx2 = isa != NetworkIsa::kSse && cpu_has_avx2();
-  // Padded to a power of two (at least one register) with -inf, which sorts behind every value.
-  const std::size_t size = std::max<std::size_t>(avx2 ? 8 : 4, std::bit_ceil(n));
-  values.resize(size, -std::numeric_limits<float>::infinity());
-  float* data = values.data();
-  if (avx2) {
-    switch (size) {
-      case 8:
-        avx2_sort<1>(data);
-        break;
-      case 16:
-        avx2_sort<2>(data);
-        break;
-      case 32:
-        avx2_sort<4>(data);
-        break;
-      default:
-        avx2_sort<8>(data);
-        break;
+  const auto count = static_cast<int>(n);
+  if (isa != NetworkIsa::kSse && cpu_has_avx2()) {
+    if (n <= 8) {
+      avx2_sort<1>(values, count);
+    } else if (n <= 16) {
+      avx2_sort<2>(values, count);
+    } else if (n <= 32) {
+      avx2_sort<4>(values, count);
+    } else {
+      avx2_sort<8>(values, count);
     }
-  } else {
-    switch (size) {
-      case 4:
-        sse_sort<1>(data);
-        break;
-      case 8:
-        sse_sort<2>(data);
-        break;
-      case 16:
-        sse_sort<4>(data);
-        break;
-      case 32:
-        sse_sort<8>(data);
-        break;
-      default:
-        sse_sort<16>(data);
-        break;
-    }
+    return;
   }
-  values.resize(n);
+  // SSE has no masked load: padded with -inf in a copy.
+  alignas(16) float padded[kNetworkSortMax];
+  const std::size_t size = std::max<std::size_t>(4, std::bit_ceil(n));
+  std::copy(values, values + n, padded);
+  std::fill(padded + n, padded + size, -std::numeric_limits<float>::infinity());
+  if (size == 4) {
+    sse_sort<1>(padded);
+  } else if (size == 8) {
+    sse_sort<2>(padded);
+  } else if (size == 16) {
+    sse_sort<4>(padded);
+  } else if (size == 32) {
+    sse_sort<8>(padded);
+  } else {
+    sse_sort<16>(padded);
+  }
+  std::copy(padded, padded + n, values);
 #else
   (void)isa;
-  std::sort(values.begin(), values.end(), std::greater<float>());
+  std::sort(values, values + n, std::greater<float>());
 #endif
 }
 

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
 
 namespace sparksim {
 
@@ -15,11 +14,11 @@ inline constexpr std::size_t kNetworkSortMax = 64;
 
 enum class NetworkIsa { kBest, kSse, kAvx2 };
 
-// Sorts `values` (at most kNetworkSortMax) into descending order, padding the vector in place for
-// the network (its capacity grows to the padded size once). No value may be NaN: the network's
-// min and max would not be symmetric. kBest picks AVX2 where the CPU has it; asking for an ISA
-// the CPU (or the build) lacks falls back to kBest. Without SSE at build time: std::sort.
-void sort_few_descending(std::vector<float>& values, NetworkIsa isa = NetworkIsa::kBest);
+// Sorts values[0, n), n <= kNetworkSortMax, into descending order, touching no memory past n. No
+// value may be NaN: the network's min and max would not be symmetric. kBest picks AVX2 where the
+// CPU has it; asking for an ISA the CPU (or the build) lacks falls back to kBest. Without SSE at
+// build time: std::sort.
+void sort_few_descending(float* values, std::size_t n, NetworkIsa isa = NetworkIsa::kBest);
 
 // Whether this build and CPU run the AVX2 network (tests report which builds they checked).
 bool network_has_avx2();

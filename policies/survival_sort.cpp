@@ -19,7 +19,7 @@ constexpr std::uint32_t kMask = (1u << kBits) - 1;
 void sort_survivals_descending(std::vector<float>& values, std::vector<float>& scratch) {
   const std::size_t n = values.size();
   if (n <= kNetworkSortMax) {
-    sort_few_descending(values);
+    sort_few_descending(values.data(), n);
     return;
   }
   if (n < kRadixSortMin) {

@@ -38,7 +38,13 @@ TEST_CASE("sorting network equals std::sort descending in every build and size")
         if (mix == 4) std::reverse(values.begin(), values.end());
         std::vector<float> expected = values;
         std::sort(expected.begin(), expected.end(), std::greater<float>());
-        sort_few_descending(values, isa);
+        // Guards past the end: the sort must not write there.
+        values.push_back(-1.0f);
+        values.push_back(-2.0f);
+        sort_few_descending(values.data(), n, isa);
+        CHECK(values[n] == -1.0f);
+        CHECK(values[n + 1] == -2.0f);
+        values.resize(n);
         INFO("isa " << static_cast<int>(isa) << " n " << n << " mix " << mix);
         REQUIRE(values == expected);
       }
