@@ -58,8 +58,8 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
   current_rows_.resize(requests);
   lagged_positive_.resize(requests);
   current_positive_.resize(requests);
-  // Room for every row's survivals plus the 3 floats append_row may copy past the last one.
-  current_order_.resize(requests * gamma + 4);
+  // Room for every row's survivals plus the γ - 1 floats the copy below may write past the last.
+  current_order_.resize(requests * gamma + gamma);
   float* current_end = current_order_.data();
   std::int64_t current_candidates = 0;
   PathSummary lagged;
@@ -100,7 +100,12 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
     history_sum_[base + write] = sum;
     steps[write] = step;
     current_candidates += positive;
-    current_end = append_row(current, positive, current_end);
+    // Copied float by float: the row was just stored that way, and a 16-byte load of four
+    // fresh 4-byte stores cannot be forwarded from them (it waits for them to reach the cache,
+    // which made this copy the policy's costliest line). All γ, so the trip count never varies;
+    // the floats past `positive` are overwritten by the next row or left past the end.
+    for (std::size_t k = 0; k < gamma; ++k) current_end[k] = current[k];
+    current_end += positive;
   }
   current_order_.resize(static_cast<std::size_t>(current_end - current_order_.data()));
 

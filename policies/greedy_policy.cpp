@@ -31,6 +31,10 @@ namespace sparksim {
 namespace {
 constexpr double kBoundMargin = 1e-9;  // relative slack on the sure-admission bound
 constexpr double kTieMargin = 1e-12;   // relative gap below which a walked decision is redone
+// Up to this many remaining candidates are sorted whole; beyond, the lazy merge, which orders only
+// the few the walk looks at before it stops, costs less than sorting them all.
+constexpr std::int64_t kSortedWalkMax = 64;
+static_assert(kSortedWalkMax <= static_cast<std::int64_t>(kNetworkSortMax));
 }  // namespace
 
 void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) {
@@ -94,7 +98,7 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
   std::int64_t batch = view.requests + sure_count;
   double tau = static_cast<double>(view.requests) + sure_sum;
   double best = tau * sps.steps_per_s(batch);
-  if (rest <= static_cast<std::int64_t>(kNetworkSortMax)) {
+  if (rest <= kSortedWalkMax) {
     ++sorted_walks_;
     // Each row's rest copied as a whole number of 4-float blocks covering γ, a trip count that
     // does not vary (a copy loop sized by each row's count mispredicted its exit); the floats

@@ -5,6 +5,22 @@ namespace sparksim {
 
 void RequestSlots::map_batch(std::span<const std::uint64_t> ids) {
   const std::size_t n = ids.size();
+  // Most steps run exactly the previous step's batch (requests join and leave far less often
+  // than steps start): then every slot is the same, none fresh, and no request left in between
+  // (release() marks a leaving request's entry kNone).
+  if (n == prev_ids_.size()) {
+    // Accumulated without an early exit (and not by std::equal, which becomes a memcmp call).
+    std::uint64_t differ = 0;
+    bool released = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      differ |= ids[i] ^ prev_ids_[i];
+      released = released || prev_slots_[i] == kNone;
+    }
+    if (differ == 0 && !released) {
+      std::fill(fresh_.begin(), fresh_.end(), 0);
+      return;
+    }
+  }
   slots_.resize(n);
   fresh_.resize(n);
   const auto prev_n = static_cast<std::int64_t>(prev_ids_.size());

@@ -186,8 +186,10 @@ void sort_few_descending(float* values, std::size_t n, NetworkIsa isa) {
       avx2_sort<2>(values, count);
     } else if (n <= 32) {
       avx2_sort<4>(values, count);
-    } else {
+    } else if (n <= 64) {
       avx2_sort<8>(values, count);
+    } else {
+      avx2_sort<16>(values, count);  // more registers than the CPU has: spills, but no branch
     }
     return;
   }
@@ -204,8 +206,10 @@ void sort_few_descending(float* values, std::size_t n, NetworkIsa isa) {
     sse_sort<4>(padded);
   } else if (size == 32) {
     sse_sort<8>(padded);
-  } else {
+  } else if (size == 64) {
     sse_sort<16>(padded);
+  } else {
+    sse_sort<32>(padded);
   }
   std::copy(padded, padded + n, values);
 #else

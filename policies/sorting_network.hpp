@@ -9,8 +9,9 @@
 
 namespace sparksim {
 
-// The most values the network sorts (padded to a power of two).
-inline constexpr std::size_t kNetworkSortMax = 64;
+// The most values the network sorts (padded to a power of two). At 70 to 128 values (survivals in
+// runs of 7) the AVX2 network took 0.30-0.37 µs, std::sort 1.9-4.1 µs, on the 2-core dev VM.
+inline constexpr std::size_t kNetworkSortMax = 128;
 
 enum class NetworkIsa { kBest, kSse, kAvx2 };
 

@@ -118,7 +118,7 @@ TEST_CASE("greedy matches the full-sort reference of Algorithm 1 on random batch
     CHECK(lengths == reference_greedy(b.view(), sps));
   }
   // Every way through was taken: the walk over sorted values, its tie fallback (confidences in
-  // tenths tie often), and the lazy merge for more than kNetworkSortMax remaining candidates.
+  // tenths tie often), and the lazy merge for more than 64 remaining candidates.
   CHECK(policy.sorted_walks() > 50);
   CHECK(policy.tied_walks() > 5);
   CHECK(policy.sorted_walks() < 350);
