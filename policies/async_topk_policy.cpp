@@ -62,11 +62,14 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
   current_order_.resize(requests * gamma + gamma);
   float* current_end = current_order_.data();
   std::int64_t current_candidates = 0;
-  PathSummary lagged;
+  // The lagged path's summary, in locals (a struct whose address whole_path_wins takes would be
+  // kept in memory, a store and reload per request), gathered into `lagged` after the loop.
+  std::int64_t lagged_candidates = 0;
+  double lagged_sum = 0.0;
+  double lagged_max = 0.0;
+  double lagged_min = 1.0;
   std::int64_t ones_rows = 0;
   std::int64_t lagged_requests = 0;  // requests with survivals from step - lag
-  lagged.max_survival = 0.0;
-  lagged.min_survival = 1.0;
   for (std::size_t r = 0; r < requests; ++r) {
     const std::size_t base = slots_.slots()[r] * ring;
     std::int64_t* steps = &history_step_[base];
@@ -78,18 +81,18 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
       lagged_positive_[r] = positive;
       ++lagged_requests;
       if (positive > 0) {
-        lagged.candidates += positive;
-        lagged.survival_sum += history_sum_[base + read];
-        lagged.max_survival = std::max<double>(lagged.max_survival, row[0]);
-        lagged.min_survival = std::min<double>(lagged.min_survival, row[positive - 1]);
+        lagged_candidates += positive;
+        lagged_sum += history_sum_[base + read];
+        lagged_max = std::max<double>(lagged_max, row[0]);
+        lagged_min = std::min<double>(lagged_min, row[positive - 1]);
       }
     } else {
       lagged_rows_[r] = ones_.data();  // too new (or back after leaving): survival 1
       lagged_positive_[r] = gamma_;
       ones_rows += 1;
-      lagged.candidates += gamma_;
-      lagged.survival_sum += static_cast<double>(gamma_);
-      lagged.max_survival = 1.0;
+      lagged_candidates += gamma_;
+      lagged_sum += static_cast<double>(gamma_);
+      lagged_max = 1.0;
     }
     float* current = &history_[(base + write) * gamma];
     double sum = 0;
@@ -114,6 +117,11 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
   // survivals from step - lag was in that step's batch, and a reused slot starts empty, so
   // counting them suffices); else the whole path when a cheap bound proves it wins (usual with
   // slack); else the lagged survivals, sorted.
+  PathSummary lagged;
+  lagged.candidates = lagged_candidates;
+  lagged.survival_sum = lagged_sum;
+  lagged.max_survival = lagged_max;
+  lagged.min_survival = lagged_min;
   std::int64_t capacity = lagged.candidates;
   const StepOrder& earlier = orders_[read];
   const bool reuse = earlier.step == step - lag_ && earlier.requests == lagged_requests;

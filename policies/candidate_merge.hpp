@@ -103,7 +103,7 @@ class CandidateMerge {
   // `first` means 0 for all): a suffix of each run, still ranked by absolute position, so the
   // result is exactly the full order with each request's first first[r] candidates removed.
   // `lazy` keeps the heads in the heap whatever the batch size: for a caller that will look at
-  // only a few candidates (full_order_keys() is then empty).
+  // only a few candidates.
   void reset(std::span<const float* const> rows, std::span<const int> first,
              std::span<const int> positive, std::span<const std::uint64_t> request_ids,
              bool lazy = false);
@@ -118,25 +118,6 @@ class CandidateMerge {
     const Entry& e = heads_[best_];
     return Candidate{survival_of(e.key), e.request, position_of(e.key)};
   }
-  // When the whole order was built up front (R <= kEagerMergeMax, not lazy): every candidate's
-  // ordering key in admission order, consumed or not; otherwise empty. Decode a key with
-  // survival_of_key() and rank_of_key() / request_of_rank(); valid until the next reset.
-  std::span<const std::uint64_t> full_order_keys() const {
-    return eager_ ? std::span<const std::uint64_t>(sorted_.data(), eager_count_)
-                  : std::span<const std::uint64_t>();
-  }
-  static float survival_of_key(std::uint64_t key) {
-    return std::bit_cast<float>(static_cast<std::uint32_t>(key >> 32));
-  }
-  // The rank of the key's request id within the batch (0 = lowest id).
-  static std::uint32_t rank_of_key(std::uint64_t key) {
-    return 0xffffffu - static_cast<std::uint32_t>(key & 0xffffffu);
-  }
-  // The batch index of the request with that rank.
-  std::uint32_t request_of_rank(std::uint32_t rank) const {
-    return rank_to_request_.empty() ? rank : rank_to_request_[rank];
-  }
-
   // Removes top() and exposes the next position of the same request, if it has one.
   void advance() {
     if (eager_) {
@@ -179,7 +160,13 @@ class CandidateMerge {
   static std::uint64_t make_key(float survival, std::uint32_t position, std::uint32_t rank) {
     return survival_key(survival) | (std::uint64_t{255u - position} << 24) | (0xffffffu - rank);
   }
-  std::uint32_t request_of(std::uint64_t key) const { return request_of_rank(rank_of_key(key)); }
+  // The batch index of the request with that rank within the batch (0 = lowest id).
+  std::uint32_t request_of_rank(std::uint32_t rank) const {
+    return rank_to_request_.empty() ? rank : rank_to_request_[rank];
+  }
+  std::uint32_t request_of(std::uint64_t key) const {
+    return request_of_rank(0xffffffu - static_cast<std::uint32_t>(key & 0xffffffu));
+  }
   std::uint64_t next_key(const Entry& head, std::uint32_t position) const {
     return survival_key(rows_[head.request][position]) | (std::uint64_t{254u - position} << 24) |
            (head.key & 0xffffffu);
