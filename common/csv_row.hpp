@@ -35,20 +35,28 @@ class CsvRow {
     return *this;
   }
   // An integer count of 10^-scale_digits units printed in whole units: scaled(1500, 3) → "1.500".
+  // 1 <= scale_digits <= 18.
   CsvRow& scaled(std::int64_t value, int scale_digits) {
     separator();
+    char buf[48];
+    char* at = buf;
+    // Magnitude as unsigned, so the most negative value has one too.
+    std::uint64_t magnitude = static_cast<std::uint64_t>(value);
     if (value < 0) {
-      out_ += '-';
-      value = -value;
+      *at++ = '-';
+      magnitude = 0 - magnitude;
     }
-    std::int64_t unit = 1;
+    std::uint64_t unit = 1;
     for (int i = 0; i < scale_digits; ++i) unit *= 10;
-    char buf[24];
-    out_.append(buf, std::to_chars(buf, buf + sizeof buf, value / unit).ptr);
-    out_ += '.';
-    const auto frac = std::to_string(value % unit);
-    out_.append(static_cast<std::size_t>(scale_digits) - frac.size(), '0');
-    out_ += frac;
+    at = std::to_chars(at, buf + 24, magnitude / unit).ptr;
+    *at++ = '.';
+    // The fraction's digits, zero-padded to scale_digits, written right to left.
+    std::uint64_t fraction = magnitude % unit;
+    for (int i = scale_digits - 1; i >= 0; --i) {
+      at[i] = static_cast<char>('0' + fraction % 10);
+      fraction /= 10;
+    }
+    out_.append(buf, at + scale_digits);
     return *this;
   }
   void end() { out_ += '\n'; }

@@ -245,8 +245,9 @@ void CalibratedAcceptanceModel::draft_rows(std::span<const DraftSlot> slots, int
     // passes so the middle one (all the arithmetic) vectorises: gather the random draws, compute
     // every position's table index and offset, gather σ.
     // 2γ draws of 10 bits, six per hash: field k < γ is position k's noise, field γ + k its
-    // would-be outcome. Padding positions (up to a multiple of 4) stay 0 and are never read back.
-    alignas(16) float noise[kMaxPositions] = {}, would_accept[kMaxPositions] = {};
+    // would-be outcome. Padding positions (up to a multiple of 4) are set to 0 and never read back.
+    alignas(16) float noise[kMaxPositions], would_accept[kMaxPositions];
+    for (int k = gamma; k < ((gamma + 3) & ~3); ++k) noise[k] = would_accept[k] = 0.0f;
     constexpr std::uint64_t kMask = fast::kNormalEntries - 1;
     std::uint64_t bits[(2 * kMaxPositions + 5) / 6];
     for (int b = 0; b < (2 * gamma + 5) / 6; ++b)
