@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +18,11 @@ namespace sparksim {
 namespace {
 // Marks an empty ring entry; no step, however early, can be `kNever + lag`.
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min() / 2;
+
+template <typename T>
+void grow(std::vector<T>& v, std::size_t size) {
+  if (v.size() < size) v.resize(size);
+}
 }  // namespace
 
 AsyncTopKPolicy::AsyncTopKPolicy(int gamma, int lag, bool synchronous)
@@ -24,13 +30,22 @@ AsyncTopKPolicy::AsyncTopKPolicy(int gamma, int lag, bool synchronous)
       lag_(lag),
       synchronous_(synchronous),
       ones_(static_cast<std::size_t>(gamma) + 4, 1.0f),
-      orders_(static_cast<std::size_t>(lag) + 1, StepOrder{kNever, 0, {}}) {}
+      orders_(static_cast<std::size_t>(lag) + 1, StepOrder{kNever, 0, {}, 0}) {}
 
 float* AsyncTopKPolicy::append_row(const float* row, int count, float* out) {
   // Four at a time, unaligned: the floats copied past `count` are overwritten by the next row or
   // left beyond the end.
   for (int k = 0; k < count; k += 4) std::memcpy(out + k, row + k, 4 * sizeof(float));
   return out + count;
+}
+
+void AsyncTopKPolicy::sort_prefix(std::vector<float>& values, std::size_t count) {
+  if (count <= kNetworkSortMax) {
+    sort_few_descending(values.data(), count);
+    return;
+  }
+  values.resize(count);
+  sort_survivals_descending(values, sort_scratch_);
 }
 
 void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) {
@@ -54,12 +69,13 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
     history_sum_.resize(slots_.slot_count() * ring);
     history_step_.resize(slots_.slot_count() * ring, kNever);
   }
-  lagged_rows_.resize(requests);
-  current_rows_.resize(requests);
-  lagged_positive_.resize(requests);
-  current_positive_.resize(requests);
+  // Scratch grows only (a resize per step and vector was a measurable share of a small step).
+  grow(lagged_rows_, requests);
+  grow(current_rows_, requests);
+  grow(lagged_positive_, requests);
+  grow(current_positive_, requests);
   // Room for every row's survivals plus the γ - 1 floats the copy below may write past the last.
-  current_order_.resize(requests * gamma + gamma);
+  grow(current_order_, requests * gamma + gamma);
   float* current_end = current_order_.data();
   std::int64_t current_candidates = 0;
   // The lagged path's summary, in locals (a struct whose address whole_path_wins takes would be
@@ -110,7 +126,7 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
     for (std::size_t k = 0; k < gamma; ++k) current_end[k] = current[k];
     current_end += positive;
   }
-  current_order_.resize(static_cast<std::size_t>(current_end - current_order_.data()));
+  const auto current_count = static_cast<std::size_t>(current_end - current_order_.data());
 
   // K: over the lagged path, the new requests' survival-1 candidates first. The rest is the order
   // kept `lag` steps earlier when all of that step's requests are still here (a request with
@@ -129,19 +145,19 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
   if (reuse || !whole_path_wins(lagged, view.requests, sps)) {
     GlobalSearchWalk walk(view.requests, sps);
     if (reuse) {
-      walk.add_all(ones_rows * gamma_, earlier.values);
+      walk.add_all(ones_rows * gamma_, std::span(earlier.values.data(), earlier.count));
       ++reused_orders_;
     } else {
-      lagged_order_.resize(requests * gamma + 4);
+      grow(lagged_order_, requests * gamma + 4);
       float* lagged_end = lagged_order_.data();
       for (std::size_t r = 0; r < requests; ++r) {
         if (lagged_rows_[r] != ones_.data()) {
           lagged_end = append_row(lagged_rows_[r], lagged_positive_[r], lagged_end);
         }
       }
-      lagged_order_.resize(static_cast<std::size_t>(lagged_end - lagged_order_.data()));
-      sort_survivals_descending(lagged_order_, sort_scratch_);
-      walk.add_all(ones_rows * gamma_, lagged_order_);
+      const auto lagged_count = static_cast<std::size_t>(lagged_end - lagged_order_.data());
+      sort_prefix(lagged_order_, lagged_count);
+      walk.add_all(ones_rows * gamma_, std::span(lagged_order_.data(), lagged_count));
       ++sorted_searches_;
     }
     capacity = walk.best_count();
@@ -149,14 +165,15 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
   last_capacity_ = capacity;
 
   // This step's order, kept for the search `lag` steps from now and read here for the K-th best.
-  sort_survivals_descending(current_order_, sort_scratch_);
+  sort_prefix(current_order_, current_count);
   StepOrder& now = orders_[write];
   now.step = step;
   now.requests = view.requests;
   now.values.swap(current_order_);
-  const std::vector<float>& order = now.values;
+  now.count = current_count;
+  const float* order = now.values.data();
   if (capacity >= current_candidates) {
-    std::copy(current_positive_.begin(), current_positive_.end(), lengths.begin());
+    std::copy_n(current_positive_.begin(), requests, lengths.begin());
     return;
   }
   const auto k = static_cast<std::size_t>(capacity);
@@ -177,7 +194,8 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
   // A tie at the boundary: the order's tie-breaks (earlier position, then lower id) decide.
   ++tied_boundaries_;
   std::fill(lengths.begin(), lengths.begin() + view.requests, 0);
-  merge_.reset(current_rows_, {}, current_positive_, ids, /*lazy=*/true);
+  merge_.reset(std::span(current_rows_.data(), requests), {},
+               std::span(current_positive_.data(), requests), ids, /*lazy=*/true);
   for (std::size_t admitted = 0; admitted < k; ++admitted) {
     const Candidate c = merge_.top();
     lengths[c.request] = static_cast<int>(c.position);

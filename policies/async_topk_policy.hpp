@@ -42,6 +42,9 @@ class AsyncTopKPolicy final : public VerificationPolicy {
   // Copies row[0, count) to `out` and returns the end; reads and writes (not uses) up to 3 floats
   // past the row and past the copy.
   static float* append_row(const float* row, int count, float* out);
+  // Sorts values[0, count) descending (the vector may be longer; it is cut to `count` only when
+  // the sort needs a vector of exactly the values).
+  void sort_prefix(std::vector<float>& values, std::size_t count);
 
   int gamma_;
   int lag_;
@@ -67,11 +70,13 @@ class AsyncTopKPolicy final : public VerificationPolicy {
   struct StepOrder {
     std::int64_t step;
     std::int64_t requests;
-    std::vector<float> values;
+    std::vector<float> values;  // the first `count` are the survivals, the rest scratch
+    std::size_t count;
   };
   std::vector<StepOrder> orders_;
   std::vector<float> lagged_order_, current_order_, sort_scratch_;  // scratch
-  // Scratch, per batch: row pointers into history_ (or ones_) and positive counts.
+  // Scratch, per batch (only the first R entries mean anything): row pointers into history_ (or
+  // ones_) and positive counts.
   std::vector<const float*> lagged_rows_, current_rows_;
   std::vector<int> lagged_positive_, current_positive_;
   CandidateMerge merge_;  // the current ranking when the K-th best survival is tied

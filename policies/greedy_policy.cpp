@@ -21,6 +21,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <span>
+#include <vector>
 
 #include "common/count_above.hpp"
 #include "policies/admission_search.hpp"
@@ -34,6 +36,11 @@ constexpr double kTieMargin = 1e-12;   // relative gap below which a walked deci
 // Up to this many remaining candidates are sorted whole; beyond, the lazy merge, which orders only
 // the few the walk looks at before it stops, costs less than sorting them all.
 constexpr std::int64_t kSortedWalkMax = 64;
+
+template <typename T>
+void grow(std::vector<T>& v, std::size_t size) {
+  if (v.size() < size) v.resize(size);
+}
 static_assert(kSortedWalkMax <= static_cast<std::int64_t>(kNetworkSortMax));
 }  // namespace
 
@@ -42,11 +49,15 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
   const auto gamma = static_cast<std::size_t>(view.gamma);
   // Padded: count_above reads up to 3 floats past a row, the rest's copy up to γ + 3 past its
   // start.
-  survivals_.resize(requests * gamma + gamma + 4);
-  prefix_.resize(requests * (gamma + 1));
-  rows_.resize(requests);
-  positive_.resize(requests);
-  sure_.resize(requests);
+  // Scratch grows only (a resize per step and vector was a measurable share of a small step).
+  grow(survivals_, requests * gamma + gamma + 4);
+  grow(prefix_, requests * (gamma + 1));
+  grow(rows_, requests);
+  grow(positive_, requests);
+  grow(sure_, requests);
+  const std::span<const float* const> rows(rows_.data(), requests);
+  const std::span<const int> positive(positive_.data(), requests);
+  const std::span<const int> sure(sure_.data(), requests);
   const auto ids = view.request_ids.first(requests);
   std::int64_t candidates = 0;
   double survival_sum = 0;
@@ -104,21 +115,21 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
     // does not vary (a copy loop sized by each row's count mispredicted its exit); the floats
     // past the count are overwritten by the next row or cut off below.
     const int blocks = (view.gamma + 3) / 4;
-    rest_.resize(static_cast<std::size_t>(rest + 4 * blocks));
+    grow(rest_, static_cast<std::size_t>(rest + 4 * blocks));
     float* end = rest_.data();
     for (std::size_t r = 0; r < requests; ++r) {
       const float* from = rows_[r] + sure_[r];
       for (int b = 0; b < blocks; ++b) std::memcpy(end + 4 * b, from + 4 * b, 4 * sizeof(float));
       end += positive_[r] - sure_[r];
     }
-    rest_.resize(static_cast<std::size_t>(rest));
-    sort_few_descending(rest_.data(), rest_.size());
+    const auto rest_count = static_cast<std::size_t>(rest);
+    sort_few_descending(rest_.data(), rest_count);
     std::size_t admitted = 0;
-    for (; admitted < rest_.size(); ++admitted) {
+    for (; admitted < rest_count; ++admitted) {
       const double survival = rest_[admitted];
       const double theta = (tau + survival) * sps.steps_per_s(batch + 1);
       if (!(std::abs(theta - best) > kTieMargin * std::abs(best))) {
-        merge_.reset(rows_, positive_, ids);
+        merge_.reset(rows, positive, ids);
         early_stop_search(merge_, view.requests, sps, lengths);
         ++reference_searches_;
         return;
@@ -130,7 +141,7 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
     }
     if (admitted == 0) return;
     const float last = rest_[admitted - 1];
-    if (admitted == rest_.size() || rest_[admitted] < last) {
+    if (admitted == rest_count || rest_[admitted] < last) {
       // Exactly the candidates at or above the last admitted value: count them per request (the
       // sure ones lie above it). Survivals are positive, so the float just below is bits - 1.
       const float below = std::bit_cast<float>(std::bit_cast<std::uint32_t>(last) - 1);
@@ -142,7 +153,7 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
     // The last admitted value ties with the next: the order's tie-breaks pick which of the tied
     // candidates are in. Same walk, same decisions, over the merged candidates.
     ++tied_walks_;
-    merge_.reset(rows_, sure_, positive_, ids, /*lazy=*/true);
+    merge_.reset(rows, sure, positive, ids, /*lazy=*/true);
     for (std::size_t k = 0; k < admitted; ++k) {
       const Candidate c = merge_.top();
       lengths[c.request] = static_cast<int>(c.position);
@@ -151,13 +162,13 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
     return;
   }
   // Many left: lazily, the walk usually stops a few candidates in, long before the tail.
-  merge_.reset(rows_, sure_, positive_, ids, /*lazy=*/true);
+  merge_.reset(rows, sure, positive, ids, /*lazy=*/true);
   while (!merge_.empty()) {
     const Candidate c = merge_.top();
     const double theta = (tau + c.survival) * sps.steps_per_s(batch + 1);
     if (!(std::abs(theta - best) > kTieMargin * std::abs(best))) {
       // Too close to call with τ summed in another order (or not finite): the reference search.
-      merge_.reset(rows_, positive_, ids);
+      merge_.reset(rows, positive, ids);
       early_stop_search(merge_, view.requests, sps, lengths);
       ++reference_searches_;
       return;
