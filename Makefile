@@ -61,9 +61,11 @@ fuzz-build:
 fuzz: fuzz-build
 	@./scripts/fuzz_run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
-# Replay speed (a benchmark, not a test): figures print, nothing is asserted.
+# Replay speed and the sorting network's (benchmarks, not tests): figures print, nothing is
+# asserted.
 bench: build
 	@./bench/replay_speed.sh $(SPARKSIM)
+	@$(BUILD)/sparksim_sort_bench
 
 format:
 	@git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' | xargs clang-format -i
