@@ -19,6 +19,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <span>
@@ -114,12 +115,14 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
     // Each row's rest copied as a whole number of 4-float blocks covering γ, a trip count that
     // does not vary (a copy loop sized by each row's count mispredicted its exit); the floats
     // past the count are overwritten by the next row or cut off below.
-    const int blocks = (view.gamma + 3) / 4;
+    const std::ptrdiff_t blocks = (view.gamma + 3) / 4;
     grow(rest_, static_cast<std::size_t>(rest + 4 * blocks));
     float* end = rest_.data();
     for (std::size_t r = 0; r < requests; ++r) {
       const float* from = rows_[r] + sure_[r];
-      for (int b = 0; b < blocks; ++b) std::memcpy(end + 4 * b, from + 4 * b, 4 * sizeof(float));
+      for (std::ptrdiff_t b = 0; b < blocks; ++b) {
+        std::memcpy(end + 4 * b, from + 4 * b, 4 * sizeof(float));
+      }
       end += positive_[r] - sure_[r];
     }
     const auto rest_count = static_cast<std::size_t>(rest);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <functional>
 #include <limits>
 
@@ -25,20 +26,20 @@ namespace {
 
 template <int kBlock, int kDistance, int kReg>
 inline void sse_compare_exchange(__m128* v) {
-  constexpr bool descending = ((4 * kReg) & kBlock) == 0;
+  constexpr bool kDescending = ((4 * kReg) & kBlock) == 0;
   if constexpr (kDistance >= 4) {
-    constexpr int partner = kReg ^ (kDistance / 4);
-    if constexpr (partner > kReg) {
-      const __m128 hi = _mm_max_ps(v[kReg], v[partner]);
-      const __m128 lo = _mm_min_ps(v[kReg], v[partner]);
-      v[kReg] = descending ? hi : lo;
-      v[partner] = descending ? lo : hi;
+    constexpr int kPartner = kReg ^ (kDistance / 4);
+    if constexpr (kPartner > kReg) {
+      const __m128 hi = _mm_max_ps(v[kReg], v[kPartner]);
+      const __m128 lo = _mm_min_ps(v[kReg], v[kPartner]);
+      v[kReg] = kDescending ? hi : lo;
+      v[kPartner] = kDescending ? lo : hi;
     }
   } else if constexpr (kDistance == 2) {  // lanes (0, 2) and (1, 3); kBlock >= 4
     const __m128 y = _mm_shuffle_ps(v[kReg], v[kReg], _MM_SHUFFLE(1, 0, 3, 2));
     const __m128 hi = _mm_max_ps(v[kReg], y);  // {max02, max13, max02, max13}
     const __m128 lo = _mm_min_ps(v[kReg], y);
-    v[kReg] = descending ? _mm_movelh_ps(hi, lo) : _mm_movelh_ps(lo, hi);
+    v[kReg] = kDescending ? _mm_movelh_ps(hi, lo) : _mm_movelh_ps(lo, hi);
   } else {  // lanes (0, 1) and (2, 3)
     const __m128 y = _mm_shuffle_ps(v[kReg], v[kReg], _MM_SHUFFLE(2, 3, 0, 1));
     const __m128 hi = _mm_max_ps(v[kReg], y);  // {max01, max01, max23, max23}
@@ -48,8 +49,8 @@ inline void sse_compare_exchange(__m128* v) {
           _mm_shuffle_ps(hi, lo, _MM_SHUFFLE(2, 0, 2, 0));  // {max01, max23, min01, min23}
       v[kReg] = _mm_shuffle_ps(t, t, _MM_SHUFFLE(1, 3, 2, 0));
     } else {
-      const __m128 first = descending ? hi : lo;
-      const __m128 second = descending ? lo : hi;
+      const __m128 first = kDescending ? hi : lo;
+      const __m128 second = kDescending ? lo : hi;
       const __m128 t = _mm_shuffle_ps(first, second, _MM_SHUFFLE(2, 0, 2, 0));
       v[kReg] = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 1, 2, 0));
     }
@@ -75,9 +76,9 @@ inline void sse_network(__m128* v) {
 template <int kRegs>
 void sse_sort(float* values) {
   __m128 v[kRegs];
-  for (int p = 0; p < kRegs; ++p) v[p] = _mm_loadu_ps(values + 4 * p);
+  for (std::ptrdiff_t p = 0; p < kRegs; ++p) v[p] = _mm_loadu_ps(values + 4 * p);
   sse_network<kRegs>(v);
-  for (int p = 0; p < kRegs; ++p) _mm_storeu_ps(values + 4 * p, v[p]);
+  for (std::ptrdiff_t p = 0; p < kRegs; ++p) _mm_storeu_ps(values + 4 * p, v[p]);
 }
 
 // ---- AVX2: 8 lanes. Every function that touches a 256-bit register carries the target
@@ -100,13 +101,13 @@ constexpr int lanes_taking_min(int block, int distance, int reg) {
 template <int kBlock, int kDistance, int kReg>
 SPARKSIM_AVX2 inline void avx2_compare_exchange(__m256* v) {
   if constexpr (kDistance >= 8) {
-    constexpr bool descending = ((8 * kReg) & kBlock) == 0;
-    constexpr int partner = kReg ^ (kDistance / 8);
-    if constexpr (partner > kReg) {
-      const __m256 hi = _mm256_max_ps(v[kReg], v[partner]);
-      const __m256 lo = _mm256_min_ps(v[kReg], v[partner]);
-      v[kReg] = descending ? hi : lo;
-      v[partner] = descending ? lo : hi;
+    constexpr bool kDescending = ((8 * kReg) & kBlock) == 0;
+    constexpr int kPartner = kReg ^ (kDistance / 8);
+    if constexpr (kPartner > kReg) {
+      const __m256 hi = _mm256_max_ps(v[kReg], v[kPartner]);
+      const __m256 lo = _mm256_min_ps(v[kReg], v[kPartner]);
+      v[kReg] = kDescending ? hi : lo;
+      v[kPartner] = kDescending ? lo : hi;
     }
   } else {
     __m256 y;
@@ -148,13 +149,14 @@ SPARKSIM_AVX2 void avx2_sort(float* values, int n) {
   const __m256 padding = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
   __m256i inside[kRegs];
   __m256 v[kRegs];
-  for (int p = 0; p < kRegs; ++p) {
-    inside[p] = _mm256_cmpgt_epi32(count, _mm256_add_epi32(lane, _mm256_set1_epi32(8 * p)));
+  for (std::ptrdiff_t p = 0; p < kRegs; ++p) {
+    inside[p] = _mm256_cmpgt_epi32(
+        count, _mm256_add_epi32(lane, _mm256_set1_epi32(static_cast<int>(8 * p))));
     v[p] = _mm256_blendv_ps(padding, _mm256_maskload_ps(values + 8 * p, inside[p]),
                             _mm256_castsi256_ps(inside[p]));
   }
   avx2_network<kRegs>(v);
-  for (int p = 0; p < kRegs; ++p) _mm256_maskstore_ps(values + 8 * p, inside[p], v[p]);
+  for (std::ptrdiff_t p = 0; p < kRegs; ++p) _mm256_maskstore_ps(values + 8 * p, inside[p], v[p]);
 }
 
 #undef SPARKSIM_AVX2
