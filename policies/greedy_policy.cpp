@@ -110,6 +110,24 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
   std::int64_t batch = view.requests + sure_count;
   double tau = static_cast<double>(view.requests) + sure_sum;
   double best = tau * sps.steps_per_s(batch);
+  // One step of the early-stop walk, shared by both walks below: admit (τ, B and the best Θ
+  // move on), stop, or too close to call with τ summed in another order (or not finite), where
+  // the reference search decides.
+  enum class Step { kAdmit, kStop, kTooClose };
+  const auto walk = [&](double survival) {
+    const double theta = (tau + survival) * sps.steps_per_s(batch + 1);
+    if (!(std::abs(theta - best) > kTieMargin * std::abs(best))) return Step::kTooClose;
+    if (!(theta > best)) return Step::kStop;
+    best = theta;
+    tau += survival;
+    ++batch;
+    return Step::kAdmit;
+  };
+  const auto reference_search = [&] {
+    merge_.reset(rows, positive, ids);
+    early_stop_search(merge_, view.requests, sps, lengths);
+    ++reference_searches_;
+  };
   if (rest <= kSortedWalkMax) {
     ++sorted_walks_;
     // Each row's rest copied as a whole number of 4-float blocks covering γ, a trip count that
@@ -129,18 +147,9 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
     sort_few_descending(rest_.data(), rest_count);
     std::size_t admitted = 0;
     for (; admitted < rest_count; ++admitted) {
-      const double survival = rest_[admitted];
-      const double theta = (tau + survival) * sps.steps_per_s(batch + 1);
-      if (!(std::abs(theta - best) > kTieMargin * std::abs(best))) {
-        merge_.reset(rows, positive, ids);
-        early_stop_search(merge_, view.requests, sps, lengths);
-        ++reference_searches_;
-        return;
-      }
-      if (!(theta > best)) break;
-      best = theta;
-      tau += survival;
-      ++batch;
+      const Step step = walk(rest_[admitted]);
+      if (step == Step::kTooClose) return reference_search();
+      if (step == Step::kStop) break;
     }
     if (admitted == 0) return;
     const float last = rest_[admitted - 1];
@@ -168,18 +177,9 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
   merge_.reset(rows, sure, positive, ids, /*lazy=*/true);
   while (!merge_.empty()) {
     const Candidate c = merge_.top();
-    const double theta = (tau + c.survival) * sps.steps_per_s(batch + 1);
-    if (!(std::abs(theta - best) > kTieMargin * std::abs(best))) {
-      // Too close to call with τ summed in another order (or not finite): the reference search.
-      merge_.reset(rows, positive, ids);
-      early_stop_search(merge_, view.requests, sps, lengths);
-      ++reference_searches_;
-      return;
-    }
-    if (!(theta > best)) break;
-    best = theta;
-    tau += c.survival;
-    ++batch;
+    const Step step = walk(c.survival);
+    if (step == Step::kTooClose) return reference_search();
+    if (step == Step::kStop) break;
     lengths[c.request] = static_cast<int>(c.position);
     merge_.advance();
   }
