@@ -34,11 +34,7 @@ DistributionSummary summarize_exact(std::vector<double> values) {
 }
 
 namespace {
-constexpr int kMantissaShift = 52 - LogHistogram::kMantissaBits;
-
-std::int64_t bucket_of(double value) {
-  return static_cast<std::int64_t>(std::bit_cast<std::uint64_t>(value) >> kMantissaShift);
-}
+constexpr int kMantissaShift = LogHistogram::kMantissaShift;
 
 double bucket_midpoint(std::int64_t index) {
   const double lo = std::bit_cast<double>(static_cast<std::uint64_t>(index) << kMantissaShift);
@@ -47,9 +43,7 @@ double bucket_midpoint(std::int64_t index) {
 }
 }  // namespace
 
-void LogHistogram::add(double value, std::int64_t weight) {
-  count_ += weight;
-  sum_ += static_cast<long double>(value) * weight;
+void LogHistogram::add_outside(double value, std::int64_t weight) {
   if (!(value > 0.0) || !std::isfinite(value)) {
     zero_count_ += weight;
     return;

@@ -4,6 +4,7 @@
 // too numerous to keep (one per token or step), with a stated relative error.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -28,15 +29,34 @@ DistributionSummary summarize_exact(std::vector<double> values);
 class LogHistogram {
  public:
   static constexpr int kMantissaBits = 7;
+  static constexpr int kMantissaShift = 52 - kMantissaBits;  // a double's bits >> this: bucket
   static constexpr double kRelativeError = 1.0 / (2 << kMantissaBits);
 
-  void add(double value, std::int64_t weight = 1);
+  // Inline, as it runs once or twice per simulated step: a positive value inside the buckets so
+  // far is counted here; anything else (a new bucket, zero, negative, NaN, infinity) out of line.
+  void add(double value, std::int64_t weight = 1) {
+    count_ += weight;
+    sum_ += static_cast<long double>(value) * weight;
+    const auto offset = static_cast<std::uint64_t>(bucket_of(value) - first_index_);
+    if (value > 0.0 && offset < buckets_.size()) {
+      buckets_[offset] += weight;
+      return;
+    }
+    add_outside(value, weight);
+  }
   // Adds every sample of `other` (the histogram of the union of both samples).
   void merge(const LogHistogram& other);
   DistributionSummary summarize() const;
   double relative_error() const { return kRelativeError; }
 
  private:
+  // The bucket of a positive value: its exponent and top mantissa bits. (+Infinity lands one past
+  // the largest finite value's bucket, so never inside the range counted inline.)
+  static std::int64_t bucket_of(double value) {
+    return static_cast<std::int64_t>(std::bit_cast<std::uint64_t>(value) >> kMantissaShift);
+  }
+  // add() for a value outside the buckets so far: count and sum already taken.
+  void add_outside(double value, std::int64_t weight);
   double percentile(double q) const;
   std::vector<std::int64_t> buckets_;  // bucket index - first_index_
   std::int64_t first_index_ = 0;

@@ -23,7 +23,7 @@ SimTime round_ns(double ns) {
                               std::to_string(kMaxStepTime / kNanosPerSecond) +
                               " s per step (check the profile's units)");
   }
-  return static_cast<SimTime>(std::llround(ns));
+  return round_nonnegative(ns);
 }
 
 }  // namespace

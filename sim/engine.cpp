@@ -116,38 +116,51 @@ void Engine::admit(SimTime now) {
 
 void Engine::plan_decode(StepPlan& plan) {
   const int gamma = config_.drafter.gamma;
-  draft_slots_.clear();
-  ids_.clear();
-  contexts_.clear();
-  plan.decode_slots.clear();
+  // Sized for every running request and filled by index, then cut to the requests that decode:
+  // four push_backs per request-step were a measurable share of a small step. The scratch
+  // vectors only grow; the spans below carry the count.
+  const std::size_t most = running_.size();
+  if (draft_slots_.size() < most) {
+    draft_slots_.resize(most);
+    ids_.resize(most);
+    contexts_.resize(most);
+    hidden_accepted_.resize(most);
+    lengths_.resize(most);
+    confidences_.resize(most * static_cast<std::size_t>(gamma));
+  }
+  plan.decode_slots.resize(most);
+  std::size_t count = 0;
   for (std::uint32_t slot : running_) {
     Request& r = slots_[slot];
     if (r.phase != RequestPhase::kDecode || r.in_flight) continue;
-    plan.decode_slots.push_back(slot);
-    draft_slots_.push_back(
-        DraftSlot{r.id, r.spec.domain, r.decode_steps, r.generated, &r.acceptance_state});
-    ids_.push_back(r.id);
-    contexts_.push_back(r.context_tokens());
+    plan.decode_slots[count] = slot;
+    draft_slots_[count] =
+        DraftSlot{r.id, r.spec.domain, r.decode_steps, r.generated, &r.acceptance_state};
+    ids_[count] = r.id;
+    contexts_[count] = r.context_tokens();
+    ++count;
   }
-  const std::size_t count = plan.decode_slots.size();
+  plan.decode_slots.resize(count);
   plan.commits.resize(count);
   plan.accepted_drafts.resize(count);
   plan.verified_drafts.resize(count);
   if (count == 0) return;
 
-  confidences_.resize(count * static_cast<std::size_t>(gamma));
-  hidden_accepted_.resize(count);
-  lengths_.assign(count, -1);
-  acceptance_.draft(draft_slots_, gamma, confidences_, hidden_accepted_);
+  const std::span<const DraftSlot> draft_slots(draft_slots_.data(), count);
+  const std::span<float> confidences(confidences_.data(), count * static_cast<std::size_t>(gamma));
+  const std::span<int> hidden_accepted(hidden_accepted_.data(), count);
+  const std::span<int> lengths(lengths_.data(), count);
+  std::fill(lengths.begin(), lengths.end(), -1);
+  acceptance_.draft(draft_slots, gamma, confidences, hidden_accepted);
 
   BatchView view;
   view.gamma = gamma;
   view.requests = static_cast<std::int64_t>(count);
-  view.request_ids = ids_;
-  view.confidences = confidences_;
-  view.context_tokens = contexts_;
-  if (config_.policy_sees_hidden_outcome) view.hidden_accepted = hidden_accepted_;
-  policy_.schedule(view, sps_, lengths_);
+  view.request_ids = std::span<const std::uint64_t>(ids_.data(), count);
+  view.confidences = confidences;
+  view.context_tokens = std::span<const std::int64_t>(contexts_.data(), count);
+  if (config_.policy_sees_hidden_outcome) view.hidden_accepted = hidden_accepted;
+  policy_.schedule(view, sps_, lengths);
 
   BatchShape& shape = plan_shape_;
   for (std::size_t i = 0; i < count; ++i) {
@@ -168,7 +181,7 @@ void Engine::plan_decode(StepPlan& plan) {
     shape.verify_attention_pairs += (1 + ell) * contexts_[i];
   }
   shape.decode_requests = static_cast<std::int64_t>(count);
-  acceptance_.on_verified(draft_slots_, lengths_);
+  acceptance_.on_verified(draft_slots, lengths);
 }
 
 void Engine::plan_prefill(StepPlan& plan, std::int64_t budget) {
