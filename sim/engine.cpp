@@ -128,7 +128,12 @@ void Engine::plan_decode(StepPlan& plan) {
     lengths_.resize(most);
     confidences_.resize(most * static_cast<std::size_t>(gamma));
   }
-  plan.decode_slots.resize(most);
+  if (plan.decode_slots.size() < most) {
+    plan.decode_slots.resize(most);
+    plan.commits.resize(most);
+    plan.accepted_drafts.resize(most);
+    plan.verified_drafts.resize(most);
+  }
   std::size_t count = 0;
   for (std::uint32_t slot : running_) {
     Request& r = slots_[slot];
@@ -140,10 +145,7 @@ void Engine::plan_decode(StepPlan& plan) {
     contexts_[count] = r.context_tokens();
     ++count;
   }
-  plan.decode_slots.resize(count);
-  plan.commits.resize(count);
-  plan.accepted_drafts.resize(count);
-  plan.verified_drafts.resize(count);
+  plan.decodes = count;
   if (count == 0) return;
 
   const std::span<const DraftSlot> draft_slots(draft_slots_.data(), count);
@@ -209,16 +211,16 @@ std::optional<SimTime> Engine::try_start_step(EngineLane lane, SimTime now) {
   admit(now);
 
   plan_shape_ = BatchShape{};
-  plan.decode_slots.clear();
+  plan.decodes = 0;
   plan.prefill_chunks.clear();
   if (lane == EngineLane::kMain) plan_decode(plan);
   if (lane == EngineLane::kPrefill || !separate) {
     plan_prefill(plan, config_.max_batch_tokens - plan_shape_.verify_tokens);
   }
-  if (plan.decode_slots.empty() && plan.prefill_chunks.empty()) return std::nullopt;
+  if (plan.decodes == 0 && plan.prefill_chunks.empty()) return std::nullopt;
 
   SimTime duration = time_model_.verify_time(plan_shape_);
-  if (!plan.decode_slots.empty()) {
+  if (plan.decodes != 0) {
     duration += time_model_.draft_time(config_.drafter, plan_shape_.decode_requests,
                                        plan_shape_.decode_context_tokens);
     if (policy_.synchronous()) duration += time_model_.host_overhead();
@@ -234,7 +236,7 @@ std::optional<SimTime> Engine::try_start_step(EngineLane lane, SimTime now) {
   plan.active = true;
   plan.start = now;
   plan.end = now + duration;
-  for (std::uint32_t slot : plan.decode_slots) slots_[slot].in_flight = true;
+  for (std::size_t i = 0; i < plan.decodes; ++i) slots_[plan.decode_slots[i]].in_flight = true;
   for (const auto& [slot, chunk] : plan.prefill_chunks) slots_[slot].in_flight = true;
 
   StepRecord& rec = plan.record;
@@ -257,7 +259,7 @@ void Engine::finish_step(EngineLane lane, SimTime now) {
   finished_.clear();
   StepRecord& rec = plan.record;
 
-  for (std::size_t i = 0; i < plan.decode_slots.size(); ++i) {
+  for (std::size_t i = 0; i < plan.decodes; ++i) {
     const std::uint32_t slot = plan.decode_slots[i];
     Request& r = slots_[slot];
     r.in_flight = false;

@@ -84,6 +84,9 @@ class Engine {
   struct StepPlan {
     bool active = false;
     SimTime start = 0, end = 0;
+    // The first `decodes` entries of each: the vectors only grow (sized per step, they were a
+    // measurable share of a small step).
+    std::size_t decodes = 0;
     std::vector<std::uint32_t> decode_slots;    // slots verifying this step
     std::vector<std::int64_t> commits;          // per decode slot: tokens committed
     std::vector<std::int64_t> accepted_drafts;  // per decode slot: min(ℓ, accepted)

@@ -42,6 +42,8 @@ class EventQueue {
   // Removes and returns the next event. Precondition: !empty().
   Event pop();
   bool empty() const { return heap_.empty(); }
+  // The time of the event pop() would return. Precondition: !empty().
+  SimTime next_time() const { return heap_.top().time; }
   std::size_t size() const { return heap_.size(); }
   SimTime now() const { return now_; }
 

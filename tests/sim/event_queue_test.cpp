@@ -14,8 +14,15 @@ TEST_CASE("events pop by time, then kind priority, then insertion order") {
   q.push(10, EventKind::kArrival, 5);
   q.push(5, EventKind::kStepStart, 6);
   std::vector<std::uint64_t> order;
-  while (!q.empty()) order.push_back(q.pop().payload);
+  std::vector<SimTime> announced;  // next_time() before each pop: the popped event's time
+  while (!q.empty()) {
+    announced.push_back(q.next_time());
+    const Event e = q.pop();
+    CHECK(e.time == announced.back());
+    order.push_back(e.payload);
+  }
   CHECK(order == std::vector<std::uint64_t>{6, 4, 3, 5, 2, 1});
+  CHECK(announced == std::vector<SimTime>{5, 10, 10, 10, 10, 20});
 }
 
 TEST_CASE("step ends precede arrivals precede step starts at the same instant") {
