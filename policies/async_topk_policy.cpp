@@ -112,18 +112,17 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
     }
     float* current = &history_[(base + write) * gamma];
     double sum = 0;
-    const int positive = compute_survivals(&view.confidences[r * gamma], gamma_, current, &sum);
+    // Stored twice: in the history ring and, for this step's order, at the end of the copies so
+    // far (all γ, so the trip count never varies; the floats past `positive` are overwritten by
+    // the next row or left past the end).
+    const int positive = compute_survivals(&view.confidences[r * gamma], gamma_, current, &sum,
+                                           nullptr, current_end);
     current_rows_[r] = current;
     current_positive_[r] = positive;
     history_positive_[base + write] = positive;
     history_sum_[base + write] = sum;
     steps[write] = step;
     current_candidates += positive;
-    // Copied float by float: the row was just stored that way, and a 16-byte load of four
-    // fresh 4-byte stores cannot be forwarded from them (it waits for them to reach the cache,
-    // which made this copy the policy's costliest line). All γ, so the trip count never varies;
-    // the floats past `positive` are overwritten by the next row or left past the end.
-    for (std::size_t k = 0; k < gamma; ++k) current_end[k] = current[k];
     current_end += positive;
   }
   const auto current_count = static_cast<std::size_t>(current_end - current_order_.data());

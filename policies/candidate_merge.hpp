@@ -32,7 +32,7 @@ inline float clamp_confidence(float c) {
 // compute_survivals for a block of kGamma positions (0: `gamma`); fixed sizes unroll.
 template <int kGamma>
 inline int compute_survivals_of_size(const float* confidences, int gamma, float* survivals,
-                                     double* sum, double* prefix) {
+                                     double* sum, double* prefix, float* copy) {
   const int size = kGamma > 0 ? kGamma : gamma;
   float a = 1.0f;
   double total = 0.0;
@@ -40,6 +40,7 @@ inline int compute_survivals_of_size(const float* confidences, int gamma, float*
   for (int k = 0; k < size; ++k) {
     a *= clamp_confidence(confidences[k]);
     survivals[k] = a;
+    if (copy != nullptr) copy[k] = a;
     total += a;
     if (prefix != nullptr) prefix[k + 1] = total;
     positive += a > 0.0f ? 1 : 0;
@@ -53,16 +54,19 @@ inline int compute_survivals_of_size(const float* confidences, int gamma, float*
 // returns how many leading survivals are positive. Confidences are clamped to [0, 1] (a NaN counts
 // as 0), so the result is non-increasing and the positive ones form a prefix. If `sum` is given it
 // receives Σ survivals (double), accumulated alongside the product at no extra latency; if
-// `prefix` is given (γ + 1 entries) it receives the partial sums, prefix[k] = Σ of the first k.
+// `prefix` is given (γ + 1 entries) it receives the partial sums, prefix[k] = Σ of the first k;
+// if `copy` is given the survivals are stored there too (cheaper than copying them after: a wide
+// load of just-stored floats waits for the stores to reach the cache).
 inline int compute_survivals(const float* confidences, int gamma, float* survivals,
-                             double* sum = nullptr, double* prefix = nullptr) {
+                             double* sum = nullptr, double* prefix = nullptr,
+                             float* copy = nullptr) {
   switch (gamma) {  // the common block sizes, unrolled
     case 5:
-      return compute_survivals_of_size<5>(confidences, gamma, survivals, sum, prefix);
+      return compute_survivals_of_size<5>(confidences, gamma, survivals, sum, prefix, copy);
     case 7:
-      return compute_survivals_of_size<7>(confidences, gamma, survivals, sum, prefix);
+      return compute_survivals_of_size<7>(confidences, gamma, survivals, sum, prefix, copy);
     default:
-      return compute_survivals_of_size<0>(confidences, gamma, survivals, sum, prefix);
+      return compute_survivals_of_size<0>(confidences, gamma, survivals, sum, prefix, copy);
   }
 }
 
