@@ -150,9 +150,16 @@ inline void CalibratedAcceptanceModel::sigmoid_arguments(const DomainTables& t, 
   const __m128 vm = _mm_set1_ps(m), va = _mm_set1_ps(accepted_f);
   const __m128 magic = _mm_set1_ps(fast::kRoundMagic), sign_bit = _mm_set1_ps(-0.0f);
   __m128 kf = _mm_setr_ps(0.0f, 1.0f, 2.0f, 3.0f);
+  // The draws were just stored one float at a time, and a 16-byte load of four fresh 4-byte stores
+  // cannot be forwarded from them (it waits for them to reach the cache): each lane is loaded on
+  // its own and the vector assembled in registers.
+  const auto gather4 = [](const float* p) {
+    return _mm_movelh_ps(_mm_unpacklo_ps(_mm_load_ss(p), _mm_load_ss(p + 1)),
+                         _mm_unpacklo_ps(_mm_load_ss(p + 2), _mm_load_ss(p + 3)));
+  };
   for (int k = 0; k < count; k += 4, kf = _mm_add_ps(kf, _mm_set1_ps(4.0f))) {
-    const __m128 would = _mm_cmplt_ps(_mm_load_ps(would_accept + k),
-                                      _mm_add_ps(_mm_load_ps(t.offset.data() + k), vm));
+    const __m128 would =
+        _mm_cmplt_ps(gather4(would_accept + k), _mm_add_ps(_mm_load_ps(t.offset.data() + k), vm));
     const __m128 positive =
         _mm_or_ps(_mm_cmplt_ps(kf, va), _mm_and_ps(_mm_cmpgt_ps(kf, va), would));
     const __m128 half =
@@ -160,7 +167,7 @@ inline void CalibratedAcceptanceModel::sigmoid_arguments(const DomainTables& t, 
     const __m128 z = _mm_add_ps(
         _mm_add_ps(_mm_load_ps(t.scaled_offset.data() + k),
                    _mm_mul_ps(_mm_load_ps(t.scale.data() + k), vm)),
-        _mm_add_ps(half, _mm_mul_ps(_mm_load_ps(t.signal.data() + k), _mm_load_ps(noise + k))));
+        _mm_add_ps(half, _mm_mul_ps(_mm_load_ps(t.signal.data() + k), gather4(noise + k))));
     const __m128 y =
         _mm_min_ps(_mm_max_ps(_mm_add_ps(_mm_mul_ps(z, _mm_set1_ps(kPerUnit)), _mm_set1_ps(kShift)),
                               _mm_setzero_ps()),
