@@ -8,9 +8,12 @@ packages=(cmake ninja-build pkg-config g++ make clang-format
   nlohmann-json3-dev libfmt-dev libtbb-dev gnuplot-nox
   chromium)  # chromium: the report test renders report.html headless
 # --fuzz: also what `make fuzz` needs (clang with its libFuzzer and sanitizer runtimes).
-if [ "${1:-}" = "--fuzz" ]; then
-  packages+=(clang libclang-rt-14-dev)
-fi
+# --slurm: also what `make test-slurm` needs (Slurm's controller, node daemon and client commands,
+# and MUNGE, which Debian 12's Slurm 22.05 requires for authentication; see scripts/slurm/).
+case "${1:-}" in
+  --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+  --slurm) packages+=(slurmctld slurmd slurm-client munge) ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
@@ -23,5 +26,13 @@ echo "install_deps: installing ${missing[*]}"
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
+# Installing slurmctld, slurmd or munge would otherwise start the system-wide daemons on a machine
+# with an init system; sparksim's tests start their own and nothing else should run. Debian's
+# policy-rc.d convention forbids service starts during the install (an existing one is kept).
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' | $sudo tee /usr/sbin/policy-rc.d >/dev/null
+  $sudo chmod 755 /usr/sbin/policy-rc.d
+  trap '$sudo rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
