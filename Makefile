@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 SPARKSIM := $(BUILD)/sparksim
 DEMO_OUT ?= out/demo
 
-.PHONY: deps configure build demo demo-run test test-fast test-sanitize fuzz-build fuzz format format-check tidy bench clean
+.PHONY: deps configure build demo demo-run test test-fast test-sanitize test-slurm fuzz-build fuzz format format-check tidy bench clean
 
 deps:
 	@./scripts/install_deps.sh
@@ -32,7 +32,7 @@ demo-run: build
 # What CI runs (.ci/run): formatting, the whole suite on the Release build, then the whole suite
 # again under AddressSanitizer + UndefinedBehaviorSanitizer (about 30 min in all on 2 cores from
 # a fresh clone; CI allows 90). `make test-fast` is the first half, for the edit-build-test loop.
-test: test-fast test-sanitize
+test: test-fast test-sanitize test-slurm
 
 test-fast: build format-check
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -47,6 +47,16 @@ test-sanitize: deps
 	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	@cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+# Sweeps on a live Slurm (scripts/slurm/, tests/slurm/): installs Debian's Slurm and MUNGE if
+# missing, starts a throwaway one-node cluster, runs a sweep as 4 array shards (one failing, then
+# resubmitted), compares the merged report byte for byte with one machine's run, and stops every
+# daemon whatever happens (about 20 s). Needs root; skipped, loudly, only if Slurm can't be
+# installed. It needs only the CLI, so it builds only that.
+test-slurm: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target sparksim
+	@./scripts/install_deps.sh --slurm || echo "test-slurm: installing Slurm failed (above)" >&2
+	@./tests/slurm/slurm_sweep_test.sh $(SPARKSIM)
 
 # libFuzzer harnesses (fuzz/), built with clang, ASan and UBSan in their own directory; `make fuzz`
 # runs each for FUZZ_SECONDS (default 30; the hardening issue's long runs use 600).

@@ -48,6 +48,7 @@ wait_until() {
   return 1
 }
 
+queue_is_empty() { [ -z "$(squeue -h -o %A)" ]; }
 node_is_idle() { [ "$(sinfo -h -n "$SLURM_TEST_NODE" -o %t)" = idle ]; }
 
 # The last lines of every daemon log, for a failure report.
@@ -109,8 +110,13 @@ AccountingStorageType=accounting_storage/none
 MpiDefault=none
 SwitchType=switch/none
 SchedulerType=sched/builtin
+# Start a batch job as soon as it can run (by default up to 3 s later, to batch submissions).
+SchedulerParameters=batch_sched_delay=0
 ReturnToService=2
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+# 8 CPUs whatever the machine has (config_overrides: slurmd reports these), so that the
+# test's 8 one-thread shard tasks start at once: they wait on process start-up, not on CPUs.
+SlurmdParameters=config_overrides
+NodeName=$host NodeAddr=127.0.0.1 CPUs=8 State=UNKNOWN
 PartitionName=sweeps Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
   export SLURM_CONF=$dir/slurm.conf
@@ -129,15 +135,8 @@ CONF
 
 # Processes (other than this shell) whose working directory or an open file lies in $1.
 processes_using() {
-  local dir=$1 proc pid
-  for proc in /proc/[0-9]*; do
-    pid=${proc#/proc/}
-    [ "$pid" = $$ ] && continue
-    if [[ "$(readlink "$proc/cwd" 2>/dev/null)" == "$dir"* ]] ||
-      find "$proc/fd" -maxdepth 1 -lname "$dir*" 2>/dev/null | grep -q .; then
-      echo "$pid"
-    fi
-  done
+  find /proc/[0-9]*/cwd /proc/[0-9]*/fd -maxdepth 1 -lname "$1*" 2>/dev/null |
+    cut -d/ -f3 | sort -u | grep -vx "$$" || true
 }
 
 process_alive() { kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1")" != Z ]; }
@@ -151,7 +150,7 @@ stop_local_slurm() {
     if [ -n "${jobs// /}" ]; then
       # shellcheck disable=SC2086
       scancel $jobs 2>/dev/null || true
-      wait_until 10 test -z "$(squeue -h -o %A)" || true
+      wait_until 10 queue_is_empty || true
     fi
   fi
   # slurmd, slurmctld, munged: the reverse of their start.

@@ -8,6 +8,7 @@
 # The cluster is stopped on every exit path, and the test fails if any of it is left running.
 #
 #   tests/slurm/slurm_sweep_test.sh PATH/TO/sparksim     (from anywhere; run as root)
+# SPARKSIM_SLURM_TEST_KEEP=1 keeps the scratch directory (daemon logs, runs) after a pass too.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 sparksim=$(realpath "${1:?usage: $0 PATH/TO/sparksim}")
@@ -40,11 +41,11 @@ finish() {
   local status=$?
   [ $status -eq 0 ] || show_slurm_logs
   stop_local_slurm || status=1
-  if [ $status -eq 0 ]; then
+  if [ $status -eq 0 ] && [ -z "${SPARKSIM_SLURM_TEST_KEEP:-}" ]; then
     rm -rf "$scratch"
     echo "test-slurm: passed in $(($(date +%s) - started)) s"
   else
-    echo "test-slurm: FAILED; logs and outputs kept in $scratch" >&2
+    echo "test-slurm: exit $status; logs and outputs kept in $scratch" >&2
   fi
   exit $status
 }
@@ -55,7 +56,7 @@ fail() {
   echo "test-slurm: FAIL: $*" >&2
   exit 1
 }
-ok() { echo "ok - $*"; }
+ok() { echo "ok - [$(($(date +%s) - started)) s] $*"; }
 
 # The final state of job $1 (COMPLETED, FAILED, ...) once it has one; fails after 90 s.
 job_state() { scontrol show job "$1" -o | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2; }
