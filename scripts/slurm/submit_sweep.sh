@@ -39,8 +39,11 @@ problems=()
 [ -z "$config" ] || [ -f "$config" ] || problems+=("--config: $config: no such file")
 [[ "$shards" =~ ^[1-9][0-9]*$ ]] || problems+=("--shards must be a whole number >= 1, not '$shards'")
 [ -n "$run" ] || problems+=("--out RUN_DIR is required")
-[ -z "$run" ] || [ ! -e "$run/run.env" ] ||
+if [ -n "$run" ] && [ -e "$run/run.env" ]; then
   problems+=("--out: $run already holds a submitted run; rerun its failed shards with $here/resubmit_failed.sh $run, or choose another directory")
+elif [ -n "$run" ] && [ -e "$run" ] && [ -n "$(ls -A "$run" 2>/dev/null)" ]; then
+  problems+=("--out: $run exists and is not empty; a run needs a directory of its own")
+fi
 if [ -z "$sparksim" ]; then
   repo_build=$(cd "$here/../.." && pwd)/build/sparksim
   if [ -x "$repo_build" ]; then sparksim=$repo_build; else sparksim=$(command -v sparksim || true); fi
@@ -74,4 +77,11 @@ cp "$config" "$run/sweep_config.json"
 mv "$run/run.env.partial" "$run/run.env"
 # shellcheck source=/dev/null
 source "$run/run.env"
-submit_jobs "$run" "1-$SHARDS"
+# If sbatch refuses the array, take back what was written, so that the same command can be rerun.
+undo_run_dir() {
+  rm -f "$run/run.env" "$run/sweep_config.json"
+  rmdir "$run/shards" "$run/logs" "$run" 2>/dev/null || true
+}
+trap 'undo_run_dir' EXIT
+submit_jobs "$run" "1-$shards"
+trap - EXIT

@@ -71,6 +71,18 @@ submission() { sed -n "${3}p" "$1/jobs.tsv" | cut -f "$2"; }
 start_local_slurm "$scratch/cluster"
 ok "one-node Slurm cluster up ($(sinfo -h -o '%P %D node %c CPUs %t'); $(sinfo -V))"
 
+# An array above Slurm's MaxArraySize (1001 by default) is refused by sbatch: nothing is
+# submitted and the run directory is taken back, so the same command can be rerun.
+set +e
+refusal=$(scripts/slurm/submit_sweep.sh --config tests/slurm/tiny_sweep.json --shards 5000 \
+  --out "$scratch/too_many" --sparksim "$sparksim" 2>&1)
+status=$?
+set -e
+[ $status -eq 2 ] || fail "--shards 5000 exited $status, not 2: $refusal"
+[ ! -e "$scratch/too_many" ] || fail "a refused submission left $scratch/too_many"
+[ -z "$(squeue -h -o %A)" ] || fail "a refused submission left jobs: $(squeue)"
+ok "--shards 5000 refused, nothing submitted or left: $(tr '\n' ' ' <<<"$refusal")"
+
 # The reference: the same sweep on this machine, no Slurm.
 "$sparksim" pareto --config tests/slurm/tiny_sweep.json --jobs 2 --quiet --out "$scratch/single"
 
