@@ -99,6 +99,10 @@ SweepRunResult run_pareto(const ParetoOptions& o) {
   result.shard = shard.has_value();
   result.out_dir = normalise_dir(o.out_dir);
   result.points_run = points.size();
+  if (o.check_only) {
+    result.config = std::move(config);
+    return result;
+  }
 
   const auto start = std::chrono::steady_clock::now();
   const std::string points_csv = simulate_points(config, points, result.jobs, o.progress);

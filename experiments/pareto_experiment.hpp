@@ -18,6 +18,9 @@ struct ParetoOptions {
   std::string shard;  // "" = the whole sweep, else "i/N"
   bool plots = true;
   bool progress = true;  // shown only when stderr is a terminal
+  // Check the config and options (all of them, as a run would) and stop: nothing is simulated or
+  // written. What a batch submission (scripts/slurm/) runs before it queues any shard.
+  bool check_only = false;
   // Overrides (sparksim slo): a percentile and tiers replacing the config's; nullopt/empty = keep.
   std::optional<double> percentile;
   std::optional<std::vector<double>> tiers;

@@ -21,6 +21,9 @@ void add_pareto_command(CLI::App& app) {
                   "run only slice i of N (i/N) for a batch scheduler; join with sparksim merge");
   cmd->add_flag("--no-plots", *no_plots, "skip gnuplot (the report then has tables only)");
   cmd->add_flag("--quiet", *quiet, "print nothing on success (progress shows only on a terminal)");
+  cmd->add_flag("--check", o->check_only,
+                "check the config and options as a run would, then stop: nothing runs or is "
+                "written (exit 2 with every problem, else 0)");
   cmd->callback([o, quiet, no_plots] {
     o->plots = !*no_plots;
     o->progress = !*quiet;
@@ -30,6 +33,12 @@ void add_pareto_command(CLI::App& app) {
     std::printf("profile   %s\n", c.profile_label.c_str());
     std::printf("sweep     %zu systems x %zu loads x %zu seeds = %zu points\n", c.systems.size(),
                 c.loads.size(), c.seeds.size(), c.point_count());
+    if (o->check_only) {
+      const std::string which = r.shard ? " (shard " + o->shard + ")" : "";
+      std::printf("checked   %zu points%s would run; nothing was run or written\n", r.points_run,
+                  which.c_str());
+      return;
+    }
     std::printf("ran       %zu points in %.2f s on %d workers (%.1f points/s)\n", r.points_run,
                 r.wall_s, r.jobs, r.wall_s > 0 ? static_cast<double>(r.points_run) / r.wall_s : 0);
     if (r.shard) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Submits one `sparksim pareto` sweep to Slurm as an array of N shards plus a merge job that
-# writes the report once every shard has run (README.md here). Run it from the directory the
+# writes the report once every shard has run (README.md here), after checking the config. Run it from the directory the
 # config's relative paths (profile, trace) are relative to, usually the repository root.
 #
 #   scripts/slurm/submit_sweep.sh --config FILE --shards N --out RUN_DIR
@@ -56,6 +56,12 @@ fi
 command -v sbatch >/dev/null || problems+=("sbatch is not on PATH: this machine is not a Slurm submit host")
 if [ ${#problems[@]} -gt 0 ]; then
   for p in "${problems[@]}"; do echo "$(basename "$0"): $p" >&2; done
+  exit 2
+fi
+# The config, as a shard would read it (from here, as the jobs run from here): every problem
+# now, rather than in the log of every task once they run.
+if ! "$sparksim" pareto --check --quiet --config "$config" --shard "1/$shards" --out "$run/shards/1"; then
+  echo "$(basename "$0"): $config: not submitted (sparksim pareto --check, above)" >&2
   exit 2
 fi
 

@@ -83,6 +83,22 @@ set -e
 [ -z "$(squeue -h -o %A)" ] || fail "a refused submission left jobs: $(squeue)"
 ok "--shards 5000 refused, nothing submitted or left: $(tr '\n' ' ' <<<"$refusal")"
 
+# A bad config is stopped before anything is queued, with its path and line: line 5 of
+# tiny_sweep.json names the profile.
+sed 's|profiles/analytic/h100/qwen3-8b.json|profiles/no-such-profile.json|' tests/slurm/tiny_sweep.json \
+  >"$scratch/bad_sweep.json"
+set +e
+refusal=$(scripts/slurm/submit_sweep.sh --config "$scratch/bad_sweep.json" --shards 4 \
+  --out "$scratch/bad" --sparksim "$sparksim" 2>&1)
+status=$?
+set -e
+[ $status -eq 2 ] || fail "a bad config exited $status, not 2: $refusal"
+grep -qF "$scratch/bad_sweep.json:5: profile: profiles/no-such-profile.json" <<<"$refusal" ||
+  fail "a bad config's refusal does not name its line 5: $refusal"
+[ ! -e "$scratch/bad" ] || fail "a refused submission left $scratch/bad"
+[ -z "$(squeue -h -o %A)" ] || fail "a refused submission left jobs: $(squeue)"
+ok "a bad config is refused before submission: $(head -n 1 <<<"$refusal")"
+
 # The reference: the same sweep on this machine, no Slurm.
 "$sparksim" pareto --config tests/slurm/tiny_sweep.json --jobs 2 --quiet --out "$scratch/single"
 
