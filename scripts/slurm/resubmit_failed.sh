@@ -3,15 +3,26 @@
 # started), as a new Slurm array with the same options, plus a new merge job after it
 # (README.md here). Refuses while an earlier submission of the run is still queued or running.
 #
-#   scripts/slurm/resubmit_failed.sh RUN_DIR
+#   scripts/slurm/resubmit_failed.sh RUN_DIR [-- SBATCH_OPTION...]
+#
+# SBATCH_OPTIONs are added to the run's for this submission only (say --time=04:00:00 after a
+# shard hit its time limit).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=sweep_lib.sh
 source "$here/sweep_lib.sh"
 
-[ $# -eq 1 ] || slurm_fail "usage: $0 RUN_DIR (a directory made by submit_sweep.sh)"
-run=$(realpath -m "$1")
-[ -f "$run/run.env" ] || slurm_fail "$1: not a sweep run directory (no run.env from submit_sweep.sh)"
+usage="usage: $0 RUN_DIR [-- SBATCH_OPTION...] (RUN_DIR: made by submit_sweep.sh)"
+if [ $# -eq 0 ] || [[ "$1" == -* ]]; then slurm_fail "$usage"; fi
+given=$1
+run=$(realpath -m "$given")
+shift
+if [ $# -gt 0 ]; then
+  [ "$1" = -- ] || slurm_fail "unknown argument '$1'; $usage"
+  shift
+fi
+extra_options=("$@")
+[ -f "$run/run.env" ] || slurm_fail "$given: not a sweep run directory (no run.env from submit_sweep.sh)"
 command -v squeue >/dev/null || slurm_fail "squeue is not on PATH: this machine is not a Slurm submit host"
 # shellcheck source=/dev/null
 source "$run/run.env"
@@ -33,4 +44,5 @@ if [ -z "$list" ] && [ -f "$run/report/report.html" ]; then
   exit 0
 fi
 [ -z "$list" ] || echo "resubmitting shards $list of $SHARDS (the others are complete)"
+SBATCH_OPTIONS+=("${extra_options[@]}")
 submit_jobs "$run" "$list"

@@ -157,9 +157,10 @@ grep -qF "shards 3 of 4 are missing" <<<"$refusal" || fail "merge refusal does n
 [ ! -e "$scratch/partial" ] || fail "merge of an incomplete set wrote $scratch/partial"
 ok "sparksim merge refuses shards 1, 2, 4 of 4 (exit 2: $refusal)"
 
-# Resubmission reruns shard 3 only; submitted held, so that a second resubmission finds it queued.
+# Resubmission reruns shard 3 only. Its extra sbatch option holds the jobs in the queue, so that a
+# second resubmission finds them queued.
 rm "$scratch/break-shard-3"
-SBATCH_HOLD=1 scripts/slurm/resubmit_failed.sh "$flaky"
+scripts/slurm/resubmit_failed.sh "$flaky" -- --hold
 array2=$(submission "$flaky" 1 2) merge2=$(submission "$flaky" 2 2)
 [ "$(submission "$flaky" 3 2)" = 3 ] || fail "resubmitted shards '$(submission "$flaky" 3 2)', not 3"
 set +e
