@@ -139,7 +139,14 @@ processes_using() {
     cut -d/ -f3 | sort -u | grep -vx "$$" || true
 }
 
-process_alive() { kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1")" != Z ]; }
+# Running, that is: existing and not a zombie (state Z in /proc/PID/stat, after the command name,
+# which may hold spaces and parentheses). /proc rather than ps: procps is not in every Debian.
+process_alive() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [ "${stat%% *}" != Z ]
+}
 
 stop_local_slurm() {
   [ -n "$SLURM_TEST_DIR" ] || return 0
@@ -168,11 +175,10 @@ stop_local_slurm() {
   done
   SLURM_TEST_PIDS=()
   if [ ${#left[@]} -gt 0 ]; then
-    echo "local_slurm_cluster: processes still running after the stop: ${left[*]}" >&2
-    ps -o pid,comm,args -p "$(
-      IFS=,
-      echo "${left[*]}"
-    )" >&2 || true
+    echo "local_slurm_cluster: processes still running after the stop:" >&2
+    for pid in "${left[@]}"; do
+      echo "  $pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" >&2
+    done
     return 1
   fi
   echo "local_slurm_cluster: stopped slurmd, slurmctld and munged; nothing of this cluster runs"
