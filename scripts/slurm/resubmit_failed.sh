@@ -22,8 +22,10 @@ if [ $# -gt 0 ]; then
   shift
 fi
 extra_options=("$@")
-[ -f "$run/run.env" ] || slurm_fail "$given: not a sweep run directory (no run.env from submit_sweep.sh)"
-command -v squeue >/dev/null || slurm_fail "squeue is not on PATH: this machine is not a Slurm submit host"
+[ -f "$run/run.env" ] ||
+  slurm_fail "$given: not a sweep run directory (no run.env from submit_sweep.sh)"
+command -v squeue >/dev/null ||
+  slurm_fail "squeue is not on PATH: this machine is not a Slurm submit host"
 # shellcheck source=/dev/null
 source "$run/run.env"
 
@@ -36,7 +38,8 @@ while IFS=$'\t' read -r array merge _; do
   done
 done <"$run/jobs.tsv"
 [ ${#active[@]} -eq 0 ] ||
-  slurm_fail "jobs ${active[*]} of this run are still queued or running; wait for them (squeue) or cancel them (scancel ${active[*]})"
+  slurm_fail "jobs ${active[*]} of this run are still queued or running;" \
+    "wait for them (squeue) or cancel them (scancel ${active[*]})"
 
 list=$(incomplete_shards "$run" "$SHARDS" | join_by_comma)
 if [ -z "$list" ] && [ -f "$run/report/report.html" ]; then

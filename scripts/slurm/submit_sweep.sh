@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Submits one `sparksim pareto` sweep to Slurm as an array of N shards plus a merge job that
-# writes the report once every shard has run (README.md here), after checking the config. Run it from the directory the
-# config's relative paths (profile, trace) are relative to, usually the repository root.
+# Submits one `sparksim pareto` sweep to Slurm, after checking its config: an array of N shards
+# plus a merge job that writes the report once every shard has run (README.md here). Run it from
+# the directory the config's relative paths (profile, trace) are relative to, usually the
+# repository root.
 #
 #   scripts/slurm/submit_sweep.sh --config FILE --shards N --out RUN_DIR
 #       [--sparksim PATH] [--no-plots] [-- SBATCH_OPTION...]
@@ -13,7 +14,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=sweep_lib.sh
 source "$here/sweep_lib.sh"
 
-usage="usage: $0 --config FILE --shards N --out RUN_DIR [--sparksim PATH] [--no-plots] [-- SBATCH_OPTION...]"
+usage="usage: $0 --config FILE --shards N --out RUN_DIR [--sparksim PATH] [--no-plots]"
+usage+=" [-- SBATCH_OPTION...]"
 config="" shards="" run="" sparksim="" plots=1
 # Option $1 must have a value after it.
 need_value() {
@@ -37,30 +39,35 @@ sbatch_options=("$@")
 problems=()
 [ -n "$config" ] || problems+=("--config FILE is required")
 [ -z "$config" ] || [ -f "$config" ] || problems+=("--config: $config: no such file")
-[[ "$shards" =~ ^[1-9][0-9]*$ ]] || problems+=("--shards must be a whole number >= 1, not '$shards'")
+[[ "$shards" =~ ^[1-9][0-9]*$ ]] ||
+  problems+=("--shards must be a whole number >= 1, not '$shards'")
 [ -n "$run" ] || problems+=("--out RUN_DIR is required")
 if [ -n "$run" ] && [ -e "$run/run.env" ]; then
-  problems+=("--out: $run already holds a submitted run; rerun its failed shards with $here/resubmit_failed.sh $run, or choose another directory")
+  problems+=("--out: $run already holds a submitted run; rerun its failed shards with"
+    "$here/resubmit_failed.sh $run, or choose another directory")
 elif [ -n "$run" ] && [ -e "$run" ] && [ -n "$(ls -A "$run" 2>/dev/null)" ]; then
   problems+=("--out: $run exists and is not empty; a run needs a directory of its own")
 fi
 if [ -z "$sparksim" ]; then
   repo_build=$(cd "$here/../.." && pwd)/build/sparksim
-  if [ -x "$repo_build" ]; then sparksim=$repo_build; else sparksim=$(command -v sparksim || true); fi
+  sparksim=$repo_build
+  [ -x "$sparksim" ] || sparksim=$(command -v sparksim || true)
 fi
 if [ -z "$sparksim" ]; then
   problems+=("no sparksim binary (build it with 'make build' or give --sparksim PATH)")
 elif [ ! -x "$sparksim" ]; then
   problems+=("--sparksim: $sparksim is not an executable file")
 fi
-command -v sbatch >/dev/null || problems+=("sbatch is not on PATH: this machine is not a Slurm submit host")
+command -v sbatch >/dev/null ||
+  problems+=("sbatch is not on PATH: this machine is not a Slurm submit host")
 if [ ${#problems[@]} -gt 0 ]; then
   for p in "${problems[@]}"; do echo "$(basename "$0"): $p" >&2; done
   exit 2
 fi
 # The config, as a shard would read it (from here, as the jobs run from here): every problem
 # now, rather than in the log of every task once they run.
-if ! "$sparksim" pareto --check --quiet --config "$config" --shard "1/$shards" --out "$run/shards/1"; then
+if ! "$sparksim" pareto --check --quiet --config "$config" --shard "1/$shards" \
+  --out "$run/shards/1"; then
   echo "$(basename "$0"): $config: not submitted (sparksim pareto --check, above)" >&2
   exit 2
 fi
@@ -69,7 +76,8 @@ run=$(realpath -m "$run")
 mkdir -p "$run/shards" "$run/logs"
 cp "$config" "$run/sweep_config.json"
 {
-  printf '# sparksim sweep submitted to Slurm on %s by scripts/slurm/submit_sweep.sh\n' "$(date -u +%FT%TZ)"
+  printf '# sparksim sweep submitted to Slurm by scripts/slurm/submit_sweep.sh on %s\n' \
+    "$(date -u +%FT%TZ)"
   printf 'SPARKSIM=%q\n' "$(realpath "$sparksim")"
   printf 'SWEEP_CONFIG=%q\n' "$run/sweep_config.json"
   printf 'SHARDS=%q\n' "$shards"

@@ -33,7 +33,9 @@ fi
 [ "$(id -u)" -eq 0 ] || { echo "test-slurm: the daemons run as root; run as root" >&2 && exit 1; }
 
 # An outer Slurm job's or the user's settings must not leak into this cluster's commands.
-while read -r name; do unset "$name"; done < <(compgen -e | grep -E '^(SLURM|SBATCH|SQUEUE|SALLOC|SRUN|SINFO|SCANCEL)_' || true)
+while read -r name; do unset "$name"; done < <(
+  compgen -e | grep -E '^(SLURM|SBATCH|SQUEUE|SALLOC|SRUN|SINFO|SCANCEL)_' || true
+)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/sparksim-slurm-test.XXXXXX")
 started=$(date +%s)
@@ -60,7 +62,9 @@ ok() { echo "ok - [$(($(date +%s) - started)) s] $*"; }
 
 # The final state of job $1 (COMPLETED, FAILED, ...) once it has one; fails after 90 s.
 job_state() { scontrol show job "$1" -o | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2; }
-job_finished() { [[ "$(job_state "$1")" =~ ^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREEMPTED)$ ]]; }
+job_finished() {
+  [[ "$(job_state "$1")" =~ ^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREEMPTED)$ ]]
+}
 final_state() {
   wait_until 90 job_finished "$1" || fail "job $1 still $(job_state "$1") after 90 s"
   job_state "$1"
@@ -106,7 +110,9 @@ ok "a bad config is refused before submission: $(head -n 1 <<<"$refusal")"
 cat >"$scratch/flaky_sparksim" <<FLAKY
 #!/bin/sh
 if [ -e "$scratch/break-shard-3" ]; then
-  case " \$* " in *" --shard 3/4 "*) echo "flaky_sparksim: injected failure of shard 3/4" >&2; exit 3 ;; esac
+  case " \$* " in
+    *" --shard 3/4 "*) echo "flaky_sparksim: injected failure of shard 3/4" >&2 && exit 3 ;;
+  esac
 fi
 exec "$sparksim" "\$@"
 FLAKY
@@ -122,7 +128,8 @@ scripts/slurm/submit_sweep.sh --config tests/slurm/tiny_sweep.json --shards 4 --
 # The clean run: every shard, then the merge, complete; the report is the single run's.
 state=$(final_state "$(submission "$clean" 2 1)")
 [ "$state" = COMPLETED ] || fail "clean run: merge job ended $state; see $clean/logs"
-[ "$(submission "$clean" 3 1)" = 1-4 ] || fail "clean run: submitted shards '$(submission "$clean" 3 1)', not 1-4"
+[ "$(submission "$clean" 3 1)" = 1-4 ] ||
+  fail "clean run: submitted shards '$(submission "$clean" 3 1)', not 1-4"
 for shard in 1 2 3 4; do
   [ "$(grep -o '"shard": [0-9]*' "$clean/shards/$shard/shard.json")" = "\"shard\": $shard" ] ||
     fail "clean run: $clean/shards/$shard/shard.json is not shard $shard"
@@ -135,7 +142,8 @@ ok "4 shards on Slurm merged byte for byte into the single run's $(find "$clean/
 array=$(submission "$flaky" 1 1)
 state=$(final_state "$(submission "$flaky" 2 1)")
 [ "$state" = FAILED ] || fail "flaky run: merge job ended $state, not FAILED"
-[ "$(job_state "${array}_3")" = FAILED ] || fail "flaky run: task ${array}_3 is $(job_state "${array}_3")"
+[ "$(job_state "${array}_3")" = FAILED ] ||
+  fail "flaky run: task ${array}_3 is $(job_state "${array}_3")"
 log3=$flaky/logs/shard-3.job-$array.log
 grep -q "injected failure of shard 3/4" "$log3" || fail "flaky run: $log3 lacks the shard's error"
 merge_log=$flaky/logs/merge.job-$(submission "$flaky" 2 1).log
@@ -153,7 +161,8 @@ refusal=$("$sparksim" merge "$flaky/shards/1" "$flaky/shards/2" "$flaky/shards/4
 status=$?
 set -e
 [ $status -eq 2 ] || fail "merge of 3 of 4 shards exited $status, not 2: $refusal"
-grep -qF "shards 3 of 4 are missing" <<<"$refusal" || fail "merge refusal does not name shard 3: $refusal"
+grep -qF "shards 3 of 4 are missing" <<<"$refusal" ||
+  fail "merge refusal does not name shard 3: $refusal"
 [ ! -e "$scratch/partial" ] || fail "merge of an incomplete set wrote $scratch/partial"
 ok "sparksim merge refuses shards 1, 2, 4 of 4 (exit 2: $refusal)"
 
@@ -162,7 +171,8 @@ ok "sparksim merge refuses shards 1, 2, 4 of 4 (exit 2: $refusal)"
 rm "$scratch/break-shard-3"
 scripts/slurm/resubmit_failed.sh "$flaky" -- --hold
 array2=$(submission "$flaky" 1 2) merge2=$(submission "$flaky" 2 2)
-[ "$(submission "$flaky" 3 2)" = 3 ] || fail "resubmitted shards '$(submission "$flaky" 3 2)', not 3"
+[ "$(submission "$flaky" 3 2)" = 3 ] ||
+  fail "resubmitted shards '$(submission "$flaky" 3 2)', not 3"
 set +e
 again=$(scripts/slurm/resubmit_failed.sh "$flaky" 2>&1)
 status=$?
@@ -180,8 +190,10 @@ for shard in 1 2 4; do
   n=$(find "$flaky/logs" -name "shard-$shard.job-*.log" | wc -l)
   [ "$n" -eq 1 ] || fail "shard $shard ran $n times; only shard 3 should have been rerun"
 done
-[ "$(find "$flaky/logs" -name 'shard-3.job-*.log' | wc -l)" -eq 2 ] || fail "shard 3 did not run twice"
-diff -r "$scratch/single" "$flaky/report" || fail "after resubmission: report/ differs from the single run"
+[ "$(find "$flaky/logs" -name 'shard-3.job-*.log' | wc -l)" -eq 2 ] ||
+  fail "shard 3 did not run twice"
+diff -r "$scratch/single" "$flaky/report" ||
+  fail "after resubmission: report/ differs from the single run"
 [ ! -e "$flaky/failed_shards.txt" ] || fail "failed_shards.txt left after a complete merge"
 ok "resubmission reran shard 3 alone (array $array2) and the merged report matches the single run"
 
