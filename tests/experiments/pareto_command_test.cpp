@@ -1,7 +1,7 @@
 // `sparksim pareto`, `merge` and `slo` end to end on tiny sweeps (static policies only, seconds of
 // simulated time): determinism across worker counts, shards merged byte for byte, a point equal
 // to the `sparksim run` it stands for, bad configs stopped before any point runs, progress only on
-// a terminal, and unmeetable tiers reported as such.
+// a terminal, unmeetable tiers reported as such, and --check running nothing.
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -197,6 +197,33 @@ TEST_CASE("a bad config fails before any point runs and lists every problem") {
   CHECK_THAT(r2.output, Catch::Contains("--shard: '4/3'"));
   CHECK_THAT(r2.output, Catch::Contains("--jobs must be >= 1"));
   CHECK_THAT(r2.output, Catch::Contains("unknown policy 'no-such-policy'"));
+  // --check (what scripts/slurm/ runs before it queues shards) finds the same problems.
+  const auto r3 =
+      run_cli("pareto --config " + config + " --check --out " + (dir / "out").string(), dir);
+  CHECK(r3.exit_code == 2);
+  CHECK_THAT(r3.output, Catch::Contains(config + ":6: load.concurrency is empty"));
+  CHECK_THAT(r3.output, Catch::Contains(config + ":13: tiers_tok_s_per_user needs a baseline"));
+  CHECK_FALSE(fs::exists(dir / "out"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("pareto --check counts the points a run or a shard would simulate and runs none") {
+  const auto dir = scratch_dir("pareto_check");
+  const auto config = write_config(dir, kTinySweep);
+  // Points are dealt to shards in turn (point p to shard p mod N + 1): of 8, shard 1/3 gets 0, 3,
+  // 6 and shard 3/3 gets 2, 5.
+  for (const auto& [shard, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"", "checked   8 points would run"},
+           {" --shard 1/3", "checked   3 points (shard 1/3) would run"},
+           {" --shard 3/3", "checked   2 points (shard 3/3) would run"}}) {
+    const auto r = run_cli(
+        "pareto --config " + config + shard + " --check --out " + (dir / "out").string(), dir);
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains(expected));
+    CHECK(r.output.find("ran ") == std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "out"));
+  }
   fs::remove_all(dir);
 }
 
