@@ -51,7 +51,7 @@ test-sanitize: deps
 # Sweeps on a live Slurm (scripts/slurm/, tests/slurm/): installs Debian's Slurm and MUNGE if
 # missing, starts a throwaway one-node cluster, runs a sweep as 4 array shards (one failing, then
 # resubmitted), compares the merged report byte for byte with one machine's run, and stops every
-# daemon whatever happens (about 20 s). Needs root; skipped, loudly, only if Slurm can't be
+# daemon whatever happens (20-30 s). Needs root; skipped, loudly, only if Slurm can't be
 # installed. It needs only the CLI, so it builds only that.
 test-slurm: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target sparksim
