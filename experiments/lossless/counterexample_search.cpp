@@ -241,7 +241,9 @@ ExactInstance rounded(const ExactInstance& in, int units) {
   return out;
 }
 
-ExactInstance without_request(const ExactInstance& in, std::size_t r) {
+// Drops request r; `shift`: the smaller batch sees the curve from SPS(2) on (one anchor fewer),
+// else from SPS(1).
+ExactInstance without_request(const ExactInstance& in, std::size_t r, bool shift) {
   ExactInstance out = in;
   out.requests.erase(out.requests.begin() + static_cast<std::ptrdiff_t>(r));
   const auto g = static_cast<std::ptrdiff_t>(in.gamma);
@@ -250,6 +252,7 @@ ExactInstance without_request(const ExactInstance& in, std::size_t r) {
                            step.confidences.begin() + static_cast<std::ptrdiff_t>(r + 1) * g);
     step.context_tokens.erase(step.context_tokens.begin() + static_cast<std::ptrdiff_t>(r));
   }
+  if (shift) out.sps.erase(out.sps.begin());
   out.sps.resize(out.requests.size() * static_cast<std::size_t>(in.gamma + 1));
   return out;
 }
@@ -363,7 +366,10 @@ ExactInstance shrink_counterexample(const ExactInstance& start, const std::strin
   while (changed) {
     changed = false;
     for (std::size_t r = best.requests.size(); r-- > 0 && best.requests.size() > 1;) {
-      changed |= try_replace(without_request(best, r));
+      if (try_replace(without_request(best, r, false)) ||
+          try_replace(without_request(best, r, true))) {
+        changed = true;
+      }
     }
     if (!best.history.empty()) {
       ExactInstance none = best;
