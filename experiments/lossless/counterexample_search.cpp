@@ -315,6 +315,16 @@ bool without_token(const ExactInstance& in, int t, ExactInstance& out) {
   return true;
 }
 
+// The policy's exact TV distance on `in`, or -1 when the policy cannot be built for it (a
+// parameter out of range for this instance's γ, such as static:k=3 at γ = 2).
+double distortion(const ExactInstance& in, const std::string& policy) {
+  try {
+    return check_exact(in, policy).max_tv;
+  } catch (const InputError&) {
+    return -1;
+  }
+}
+
 // Simpler: fewer requests, tokens, positions, earlier steps, nonzero probabilities, then shorter
 // as text (fewer and rounder numbers).
 bool simpler(const ExactInstance& a, const ExactInstance& b) {
@@ -354,7 +364,7 @@ ExactInstance shrink_counterexample(const ExactInstance& start, const std::strin
   std::int64_t count = 0;
   const auto distorts = [&](const ExactInstance& candidate) {
     ++count;
-    return check_exact(candidate, policy).max_tv > threshold;
+    return distortion(candidate, policy) > threshold;
   };
   ExactInstance best = start;
   const auto try_replace = [&](const ExactInstance& candidate) {
@@ -450,13 +460,13 @@ SearchResult search_counterexample(const SearchOptions& o) {
     ++result.restarts;
     ExactInstance current = random_instance(rng);
     current.policy = o.policy;
-    double current_tv = check_exact(current, o.policy).max_tv;
+    double current_tv = distortion(current, o.policy);
     ++result.evaluations;
     for (int step = 0; step < o.local_steps; ++step) {
       ExactInstance candidate = mutate(rng, current);
-      const double tv = check_exact(candidate, o.policy).max_tv;
+      const double tv = distortion(candidate, o.policy);
       ++result.evaluations;
-      if (tv >= current_tv) {
+      if (tv >= current_tv && tv >= 0) {
         current = std::move(candidate);
         current_tv = tv;
       }
