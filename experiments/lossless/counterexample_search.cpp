@@ -319,7 +319,7 @@ bool without_token(const ExactInstance& in, int t, ExactInstance& out) {
 // parameter out of range for this instance's γ, such as static:k=3 at γ = 2).
 double distortion(const ExactInstance& in, const std::string& policy) {
   try {
-    return check_exact(in, policy).max_tv;
+    return check_exact(in, policy).distortion();
   } catch (const InputError&) {
     return -1;
   }
@@ -486,7 +486,7 @@ SearchResult search_counterexample(const SearchOptions& o) {
     }
     if (!result.found || simpler(shrunk, result.shrunk)) {
       result.shrunk = std::move(shrunk);
-      result.shrunk_tv = check_exact(result.shrunk, o.policy).max_tv;
+      result.shrunk_tv = check_exact(result.shrunk, o.policy).distortion();
     }
     result.found = true;
   }

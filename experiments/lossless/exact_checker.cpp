@@ -178,6 +178,39 @@ ExactResult check_exact(const ExactInstance& in, const std::string& policy_spec,
   std::vector<float> confidences(requests * g);
   std::vector<int> hidden(requests, -1), lengths(requests);
 
+  // The joint table of all requests' blocks, when small enough: per-request blocks given (item,
+  // ℓ) are cached, and each outcome adds their outer product.
+  const std::size_t paths = power(vocab, gamma + 1);
+  double outcome_bound = 1, joint_size = 1;
+  for (std::size_t r = 0; r < requests; ++r) {
+    outcome_bound *= static_cast<double>(items[r].size());
+    joint_size *= static_cast<double>(paths);
+  }
+  const bool joint =
+      requests > 1 && joint_size <= 1e6 && joint_size * outcome_bound <= kMaxJointWork;
+  std::vector<double> joint_committed(joint ? static_cast<std::size_t>(joint_size) : 0, 0.0);
+  std::vector<std::vector<std::vector<std::vector<double>>>> blocks(requests);
+  for (std::size_t r = 0; r < requests && joint; ++r) {
+    blocks[r].assign(items[r].size(), std::vector<std::vector<double>>(g + 1));
+  }
+  const auto block = [&](std::size_t r, std::size_t i, int ell) -> const std::vector<double>& {
+    std::vector<double>& b = blocks[r][i][static_cast<std::size_t>(ell)];
+    if (!b.empty()) return b;
+    b.assign(paths, 0.0);
+    const RequestItem& item = items[r][i];
+    const ExactRequest& req = in.requests[r];
+    if (item.hidden >= 0) {
+      add_block(in, req, item.drafts, item.hidden, ell, 1.0, b);
+    } else {
+      for (int h = 0; h <= gamma; ++h) {
+        const double ph = item.hidden_given_drafts[static_cast<std::size_t>(h)];
+        if (ph > 0) add_block(in, req, item.drafts, h, ell, ph, b);
+      }
+    }
+    return b;
+  };
+  std::vector<double> product, next;
+
   ExactResult result;
   result.policy = policy_spec;
   result.sees_hidden_outcome = row.sees_hidden_outcome;
@@ -196,6 +229,19 @@ ExactResult check_exact(const ExactInstance& in, const std::string& policy_spec,
       weights[r][index[r]][static_cast<std::size_t>(lengths[r])] += probability;
     }
     ++result.outcomes_enumerated;
+    if (joint) {
+      product.assign(1, probability);
+      for (std::size_t r = 0; r < requests; ++r) {
+        const std::vector<double>& b = block(r, index[r], lengths[r]);
+        next.assign(product.size() * paths, 0.0);
+        for (std::size_t a = 0; a < product.size(); ++a) {
+          if (product[a] == 0) continue;
+          for (std::size_t p = 0; p < paths; ++p) next[a * paths + p] = product[a] * b[p];
+        }
+        product.swap(next);
+      }
+      for (std::size_t j = 0; j < product.size(); ++j) joint_committed[j] += product[j];
+    }
     if (keep_outcomes && result.outcomes.size() < kMaxKeptOutcomes) {
       ExactOutcome o;
       o.probability = probability;
@@ -258,7 +304,22 @@ ExactResult check_exact(const ExactInstance& in, const std::string& policy_spec,
     }
     result.requests.push_back(std::move(rr));
   }
-  result.distorted = result.max_tv > kExactTolerance;
+  if (joint) {
+    product.assign(1, 1.0);
+    for (std::size_t r = 0; r < requests; ++r) {
+      const std::vector<double>& t = result.requests[r].target;
+      next.assign(product.size() * paths, 0.0);
+      for (std::size_t a = 0; a < product.size(); ++a) {
+        for (std::size_t p = 0; p < paths; ++p) next[a * paths + p] = product[a] * t[p];
+      }
+      product.swap(next);
+    }
+    result.joint_tv = 0;
+    for (std::size_t j = 0; j < product.size(); ++j) {
+      result.joint_tv += 0.5 * std::abs(joint_committed[j] - product[j]);
+    }
+  }
+  result.distorted = result.distortion() > kExactTolerance;
   return result;
 }
 

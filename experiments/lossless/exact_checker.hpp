@@ -47,12 +47,18 @@ struct ExactResult {
   std::vector<ExactRequestResult> requests;
   double max_tv = 0;
   int worst_request = 0;
-  bool distorted = false;  // max_tv > kExactTolerance
+  // With several requests: the TV distance of all requests' blocks together against the product
+  // of the targets' (a policy that coupled requests' outputs would show here only); -1 when the
+  // joint table would be too large (more than kMaxJointWork entries times outcomes).
+  double joint_tv = -1;
+  bool distorted = false;  // distortion() > kExactTolerance
+  double distortion() const { return max_tv > joint_tv ? max_tv : joint_tv; }
   std::int64_t outcomes_enumerated = 0;
   std::vector<ExactOutcome> outcomes;  // kept when asked (and at most kMaxKeptOutcomes)
 };
 
 inline constexpr std::size_t kMaxKeptOutcomes = 4096;
+inline constexpr double kMaxJointWork = 5e7;
 
 // Throws InputError for an unknown policy spec or an instance too large to enumerate (the message
 // names the count), std::logic_error if the policy returns a length outside [0, γ].

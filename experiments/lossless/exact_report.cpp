@@ -183,9 +183,15 @@ void print_exact_result(const ExactInstance& in, const ExactResult& result, std:
     out << "\n  TV distance: first token " << number(rr.first_tv)
         << ", block of gamma+1 = " << in.gamma + 1 << " tokens " << number(rr.tv) << "\n";
   }
+  if (result.requests.size() > 1) {
+    out << "all requests together: TV distance "
+        << (result.joint_tv < 0 ? std::string("not computed (joint table too large)")
+                                : number(result.joint_tv))
+        << " against the product of the targets\n";
+  }
   out << "verdict (exact)   " << (result.distorted ? "distorted" : "lossless") << " (largest TV "
-      << number(result.max_tv) << (result.distorted ? " > " : " <= ") << number(kExactTolerance)
-      << ", request " << result.worst_request << ")\n";
+      << number(result.distortion()) << (result.distorted ? " > " : " <= ")
+      << number(kExactTolerance) << ")\n";
 }
 
 void print_sample_result(const InstanceSampleResult& s, double alpha, std::ostream& out) {
@@ -205,6 +211,10 @@ nlohmann::ordered_json exact_result_json(const ExactInstance& in, const ExactRes
   j["max_tv"] = result.max_tv;
   j["tolerance"] = kExactTolerance;
   j["worst_request"] = result.worst_request;
+  if (result.requests.size() > 1) {
+    j["joint_tv"] = result.joint_tv < 0 ? nlohmann::ordered_json("not computed")
+                                        : nlohmann::ordered_json(result.joint_tv);
+  }
   j["outcomes_enumerated"] = result.outcomes_enumerated;
   j["tv_note"] =
       "total-variation distance between each request's committed block, extended to gamma+1 "

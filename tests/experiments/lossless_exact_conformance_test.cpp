@@ -15,8 +15,10 @@ using namespace sparksim;
 
 namespace {
 
-// Restarts are capped (not timed) so the test is deterministic and takes about a second per row.
-constexpr std::int64_t kRestarts = 30;
+// Restarts are capped (not timed) so the test is deterministic; 60 take under a second per row
+// (with 100 restarts every seed from 1 to 11 found retrospective 4 times; seed 11 finds it twice in
+// 60).
+constexpr std::int64_t kRestarts = 60;
 
 std::string data_path(const std::string& name) {
   return std::string(SPARKSIM_SOURCE_DIR) + "/tests/experiments/data/lossless/" + name;
@@ -60,7 +62,7 @@ TEST_CASE("every registry row: the search's verdict matches the claim") {
     if (!found.found) continue;
     const ExactResult exact = check_exact(found.shrunk, o.policy);
     CHECK(exact.distorted);
-    CHECK(exact.max_tv == Approx(found.shrunk_tv).margin(1e-15));
+    CHECK(exact.distortion() == Approx(found.shrunk_tv).margin(1e-15));
     CHECK(sample_instance(found.shrunk, o.policy, 20'000, 5, 0.01).distorted);
     // The shrunk instance is no larger than the one it came from.
     CHECK(found.shrunk.request_count() <= found.worst.request_count());

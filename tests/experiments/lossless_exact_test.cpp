@@ -155,6 +155,12 @@ TEST_CASE("async-topk's lagged state changes its decisions and never its output"
   CHECK(verified(a) > verified(b) + 0.5);
   CHECK_FALSE(a.distorted);
   CHECK_FALSE(b.distorted);
+  // The two requests' outputs together are independent target paths (the joint table is computed
+  // for two requests of 27 paths each).
+  CHECK(a.joint_tv >= 0);
+  CHECK(a.joint_tv < kExactTolerance);
+  CHECK(b.joint_tv < kExactTolerance);
+  CHECK(check_exact(high, "retrospective").joint_tv > 0.05);
 }
 
 TEST_CASE("target paths are the chain's probabilities") {
