@@ -149,6 +149,23 @@ nlohmann::ordered_json confidence_json(const ExactRequest& r,
   return j;
 }
 
+// "too large to enumerate exactly: (V^gamma)^R = (3^2)^1 = 9 joint outcomes, ...".
+std::string too_large(int vocab, int gamma, int requests, bool sees_hidden) {
+  double count = std::pow(static_cast<double>(vocab), gamma);
+  if (sees_hidden) count *= gamma + 1;
+  count = std::pow(count, requests);
+  return "too large to enumerate exactly: (V^gamma" +
+         std::string(sees_hidden ? " x (gamma+1)" : "") + ")^R = (" + std::to_string(vocab) + "^" +
+         std::to_string(gamma) + (sees_hidden ? " x " + std::to_string(gamma + 1) : "") + ")^" +
+         std::to_string(requests) + " = " + format_number(count) +
+         " joint outcomes, each a policy decision (the limits are " +
+         format_number(kMaxJointOutcomes) + " joint outcomes, " + std::to_string(kMaxExactVocab) +
+         " tokens, gamma " + std::to_string(kMaxExactGamma) + ", " +
+         std::to_string(kMaxExactRequests) +
+         " requests); use fewer tokens, a smaller gamma or fewer requests, or the statistical "
+         "validator";
+}
+
 }  // namespace
 
 double overlap(const double* p_draft, const double* p_target, int vocab) {
@@ -203,10 +220,9 @@ ExactInstance parse_exact_instance(const std::string& text, const std::string& p
   if (file.has(Pointer("/note"))) in.note = file.get_string(Pointer("/note"), true);
   if (file.has(Pointer("/policy"))) in.policy = file.get_string(Pointer("/policy"));
   const nlohmann::json& tokens = file.get_array(Pointer("/tokens"));
-  if (tokens.size() < 2 || tokens.size() > static_cast<std::size_t>(kMaxExactVocab)) {
+  if (tokens.size() < 2) {
     file.fail(Pointer("/tokens"), "tokens has " + std::to_string(tokens.size()) +
-                                      " names; an exact instance needs 2 to " +
-                                      std::to_string(kMaxExactVocab));
+                                      " names; an instance needs at least 2");
   }
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const std::string name = file.get_string(Pointer("/tokens") / i);
@@ -215,7 +231,23 @@ ExactInstance parse_exact_instance(const std::string& text, const std::string& p
     }
     in.tokens.push_back(name);
   }
-  in.gamma = static_cast<int>(file.get_int(Pointer("/gamma"), 1, kMaxExactGamma));
+  in.gamma = static_cast<int>(file.get_int(Pointer("/gamma"), 1, 64));
+  {
+    // Sizes first: an instance too large to enumerate stops here, naming the count.
+    const auto request_count =
+        file.has(Pointer("/requests")) && file.at(Pointer("/requests")).is_array()
+            ? static_cast<int>(file.at(Pointer("/requests")).size())
+            : 1;
+    const Pointer where = in.vocab() > kMaxExactVocab ? Pointer("/tokens")
+                          : in.gamma > kMaxExactGamma ? Pointer("/gamma")
+                                                      : Pointer("/requests");
+    if (in.vocab() > kMaxExactVocab || in.gamma > kMaxExactGamma ||
+        request_count > kMaxExactRequests ||
+        std::pow(std::pow(static_cast<double>(in.vocab()), in.gamma), request_count) >
+            kMaxJointOutcomes) {
+      file.fail(where, too_large(in.vocab(), in.gamma, request_count, false));
+    }
+  }
   in.sps = file.get_number_array(Pointer("/sps"), NumberRange::positive(), 1);
 
   std::vector<double> default_target;
@@ -231,11 +263,7 @@ ExactInstance parse_exact_instance(const std::string& text, const std::string& p
         read_confidence(file, Pointer("/confidence"), in.tokens, in.gamma, default_confidence);
   }
   const nlohmann::json& requests = file.get_array(Pointer("/requests"));
-  if (requests.empty() || requests.size() > static_cast<std::size_t>(kMaxExactRequests)) {
-    file.fail(Pointer("/requests"), "requests has " + std::to_string(requests.size()) +
-                                        " entries; an exact instance needs 1 to " +
-                                        std::to_string(kMaxExactRequests));
-  }
+  if (requests.empty()) file.fail(Pointer("/requests"), "requests is empty; give at least one");
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const Pointer ptr = Pointer("/requests") / i;
     file.get_object(ptr);
@@ -367,19 +395,13 @@ double joint_outcome_count(const ExactInstance& in, bool sees_hidden_outcome) {
 }
 
 void check_enumerable(const ExactInstance& in, bool sees_hidden_outcome) {
-  const double count = joint_outcome_count(in, sees_hidden_outcome);
-  if (count <= kMaxJointOutcomes) return;
-  const std::string formula = "(V^gamma" + std::string(sees_hidden_outcome ? " x (gamma+1)" : "") +
-                              ")^R = (" + std::to_string(in.vocab()) + "^" +
-                              std::to_string(in.gamma) +
-                              (sees_hidden_outcome ? " x " + std::to_string(in.gamma + 1) : "") +
-                              ")^" + std::to_string(in.request_count());
+  if (in.vocab() <= kMaxExactVocab && in.gamma <= kMaxExactGamma &&
+      in.request_count() <= kMaxExactRequests &&
+      joint_outcome_count(in, sees_hidden_outcome) <= kMaxJointOutcomes) {
+    return;
+  }
   throw InputError(in.source, 0,
-                   "too large to enumerate exactly: " + formula + " = " + format_number(count) +
-                       " joint outcomes, each a policy decision (the limit is " +
-                       format_number(kMaxJointOutcomes) +
-                       "); use fewer tokens, a smaller gamma or fewer requests, or the "
-                       "statistical validator");
+                   too_large(in.vocab(), in.gamma, in.request_count(), sees_hidden_outcome));
 }
 
 }  // namespace sparksim

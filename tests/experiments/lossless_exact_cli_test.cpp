@@ -107,6 +107,10 @@ TEST_CASE("lossless exact mode rejects bad input with exit 2 and writes nothing"
       write("large.json", "{\"tokens\": [" + tokens + "], \"gamma\": 8, \"sps\": [" + sps +
                               "], \"target\": {" + table + "}, \"draft\": [" + draft +
                               "], \"requests\": [{\"anchor\": \"T0\"}, {\"anchor\": \"T1\"}]}\n");
+  const std::string long_block =
+      write("long_block.json",
+            "{\"tokens\": [\"A\", \"B\"], \"gamma\": 40, \"sps\": [1], \"requests\": "
+            "[{\"anchor\": \"A\"}]}\n");
   struct Case {
     std::string args, message;
   };
@@ -114,6 +118,9 @@ TEST_CASE("lossless exact mode rejects bad input with exit 2 and writes nothing"
       {"--instance '" + negative + "' --policy greedy", "negative.json:5: target.B[1] is -0.5"},
       {"--instance '" + not_one + "' --policy greedy", "not_one.json:6: draft[0].A sums to 1.2"},
       {"--instance '" + large + "' --policy greedy", "= 18446744073709551616 joint outcomes"},
+      {"--instance '" + long_block + "' --policy greedy",
+       "long_block.json:1: too large to enumerate exactly: (V^gamma)^R = (2^40)^1 = 1099511627776 "
+       "joint outcomes"},
       {"--instance '" + (dir / "missing.json").string() + "' --policy greedy", "missing.json"},
       {"--exact", "--policy SPEC is required"},
       {"--exact --policy no-such-policy", "unknown policy 'no-such-policy'"},
