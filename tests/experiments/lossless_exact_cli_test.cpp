@@ -65,11 +65,16 @@ TEST_CASE("lossless --search writes a counterexample that --instance re-checks")
     CHECK(r.exit_code == 3);
   }
 
-  const auto none = run_cli("lossless --search --policy greedy --restarts 10 --samples 0", dir);
+  const auto none = run_cli(
+      "lossless --search --policy greedy --restarts 10 --samples 0 "
+      "--counterexample '" +
+          (dir / "greedy.json").string() + "'",
+      dir);
   INFO(none.output);
   CHECK(none.exit_code == 0);
   CHECK(contains(none.output, "no counterexample found within the budget (evidence, not proof"));
   CHECK(contains(none.output, "instance space"));
+  CHECK_FALSE(std::filesystem::exists(dir / "greedy.json"));
 }
 
 TEST_CASE("lossless exact mode rejects bad input with exit 2 and writes nothing") {
