@@ -121,7 +121,8 @@ ExactInstance random_instance(Rng& rng) {
     req.context_tokens = pick(rng, 1, 64);
     in.requests.push_back(std::move(req));
   }
-  in.sps = random_sps(rng, static_cast<std::size_t>(requests * (in.gamma + 1)));
+  in.sps =
+      random_sps(rng, static_cast<std::size_t>(requests) * static_cast<std::size_t>(in.gamma + 1));
   randomise_history(rng, in);
   refresh_exact_confidences(in);
   return in;
@@ -210,9 +211,10 @@ std::vector<double> round_distribution(const double* p, int vocab, int units) {
 
 void round_table(std::vector<double>& table, int vocab, int units) {
   for (int row = 0; row < vocab; ++row) {
-    const auto rounded =
-        round_distribution(&table[static_cast<std::size_t>(row * vocab)], vocab, units);
-    std::copy(rounded.begin(), rounded.end(), table.begin() + row * vocab);
+    const auto rounded = round_distribution(
+        &table[static_cast<std::size_t>(row) * static_cast<std::size_t>(vocab)], vocab, units);
+    std::copy(rounded.begin(), rounded.end(),
+              table.begin() + static_cast<std::ptrdiff_t>(row) * vocab);
   }
 }
 
@@ -288,10 +290,15 @@ bool without_token(const ExactInstance& in, int t, ExactInstance& out) {
       if (row == t) continue;
       double total = 0;
       for (int y = 0; y < vocab; ++y)
-        total += y == t ? 0 : table[static_cast<std::size_t>(row * vocab + y)];
+        total += y == t ? 0
+                        : table[static_cast<std::size_t>(row) * static_cast<std::size_t>(vocab) +
+                                static_cast<std::size_t>(y)];
       if (!(total > 0)) return false;
       for (int y = 0; y < vocab; ++y) {
-        if (y != t) result.push_back(table[static_cast<std::size_t>(row * vocab + y)] / total);
+        if (y != t)
+          result.push_back(table[static_cast<std::size_t>(row) * static_cast<std::size_t>(vocab) +
+                                 static_cast<std::size_t>(y)] /
+                           total);
       }
     }
     return true;

@@ -74,6 +74,7 @@ std::vector<std::vector<double>> read_draft(const JsonFile& file, const Pointer&
                        " positions; gamma is " + std::to_string(gamma));
   }
   std::vector<std::vector<double>> draft;
+  draft.reserve(static_cast<std::size_t>(gamma));
   for (int k = 0; k < gamma; ++k) draft.push_back(read_table(file, ptr / k, tokens));
   return draft;
 }

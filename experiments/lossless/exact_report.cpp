@@ -37,7 +37,8 @@ std::set<int> reachable_previous(const ExactInstance& in, const ExactRequest& r,
     for (int prev : current) {
       for (int y = 0; y < vocab; ++y) {
         if (r.draft[static_cast<std::size_t>(position - 1)]
-                   [static_cast<std::size_t>(prev * vocab + y)] > 0) {
+                   [static_cast<std::size_t>(prev) * static_cast<std::size_t>(vocab) +
+                    static_cast<std::size_t>(y)] > 0) {
           next.insert(y);
         }
       }
@@ -86,7 +87,9 @@ void print_exact_instance(const ExactInstance& in, std::ostream& out) {
     out << "\n    target:";
     for (int prev = 0; prev < vocab; ++prev) {
       out << (prev ? " |" : "") << " after " << in.tokens[static_cast<std::size_t>(prev)] << ": "
-          << distribution(&r.target[static_cast<std::size_t>(prev * vocab)], in.tokens);
+          << distribution(
+                 &r.target[static_cast<std::size_t>(prev) * static_cast<std::size_t>(vocab)],
+                 in.tokens);
     }
     out << "\n";
     for (int k = 1; k <= in.gamma; ++k) {
@@ -119,7 +122,9 @@ void print_exact_instance(const ExactInstance& in, std::ostream& out) {
         out << (r ? " |" : "") << " (";
         for (int k = 0; k < in.gamma; ++k) {
           out << (k ? " " : "")
-              << number(step.confidences[static_cast<std::size_t>(r * in.gamma + k)]);
+              << number(step.confidences[static_cast<std::size_t>(r) *
+                                             static_cast<std::size_t>(in.gamma) +
+                                         static_cast<std::size_t>(k)]);
         }
         out << ") @ " << step.context_tokens[static_cast<std::size_t>(r)];
       }

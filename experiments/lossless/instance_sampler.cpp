@@ -49,7 +49,7 @@ InstanceSampleResult sample_instance(const ExactInstance& in, const std::string&
         const int x = sample_categorical(p_d, rng.uniform01());
         const double u = rng.uniform01();
         if (hidden[r] < 0 &&
-            !accept_draft(req.target[static_cast<std::size_t>(previous * vocab + x)],
+            !accept_draft(row_of(req.target, previous, vocab)[static_cast<std::size_t>(x)],
                           p_d[static_cast<std::size_t>(x)], u)) {
           hidden[r] = static_cast<int>(k);
         }
