@@ -120,6 +120,22 @@ TEST_CASE("regression: the search's retrospective counterexample, worked by hand
   }
 }
 
+TEST_CASE("regression: a retrospective distortion invisible in the first token") {
+  // Found by `--search --seed 3 --restarts 60`: x1 is always verified, and whether x2 and x3 are
+  // depends on c3, which depends on x2 itself. The first committed token is exact (a first-token
+  // test such as Appendix A's can never see this); the block of 4 tokens is not.
+  const ExactInstance in = load_exact_instance(data_path("retrospective_later_tokens.json"));
+  const ExactResult r = check_exact(in, in.policy, true);
+  CHECK(r.distorted);
+  CHECK(r.requests[0].first_tv < kExactTolerance);
+  CHECK(r.requests[0].tv > 1e-3);
+  for (const ExactOutcome& o : r.outcomes) CHECK(o.lengths[0] >= 1);
+  for (const char* policy : {"greedy", "async-topk", "threshold:t=0.3,mode=survival"}) {
+    INFO(policy);
+    CHECK_FALSE(check_exact(in, policy).distorted);
+  }
+}
+
 TEST_CASE("exact and sampled checks agree on the committed distribution") {
   // Two implementations of one step: closed-form enumeration, and draws through the token-level
   // rejection sampler. 200 000 trials: a frequency's standard error is <= 0.0012, so 0.006 is
