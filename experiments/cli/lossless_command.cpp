@@ -1,10 +1,14 @@
 // `sparksim lossless`: the losslessness validator. Runs a registry policy on the exact token-level
 // mode and G-tests the committed tokens against the target; `--appendix-a` reproduces the paper's
-// counterexample. Exit 0: no distortion detected; 3: distortion detected; 2: bad input.
+// counterexample; `--exact` / `--instance FILE` decide a small instance by enumeration (and
+// re-check it by sampling); `--search` looks for a counterexample. Exit 0: no distortion detected
+// (or none found); 3: distortion detected; 2: bad input.
 #include <iostream>
 #include <memory>
 
+#include "common/input_error.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/lossless/exact_command.hpp"
 #include "experiments/lossless_validator.hpp"
 #include "policies/policy_registry.hpp"
 
@@ -15,6 +19,9 @@ void add_lossless_command(CLI::App& app) {
     LosslessOptions validator;
     bool appendix_a = false;
     std::int64_t trials = 1'000'000;
+    bool exact = false;
+    bool search = false;
+    ExactCommandOptions exact_options;
   };
   auto options = std::make_shared<Options>();
   LosslessOptions& o = options->validator;
@@ -40,10 +47,47 @@ void add_lossless_command(CLI::App& app) {
                 "reproduce the paper's Appendix A counterexample (retrospective vs greedy)");
   cmd->add_option("--trials", options->trials, "--appendix-a: one-step trials per policy")
       ->capture_default_str();
+  ExactCommandOptions& e = options->exact_options;
+  cmd->add_flag("--exact", options->exact,
+                "decide by enumeration on a small instance (the paper's Appendix A unless "
+                "--instance is given): TV distance of the committed tokens, 0 iff lossless");
+  cmd->add_option("--instance", e.instance_path,
+                  "instance file to decide exactly and re-check by sampling (implies --exact; "
+                  "--search writes this format)");
+  cmd->add_flag("--search", options->search,
+                "search small instances for a counterexample; prints and writes the simplest one");
+  cmd->add_option("--budget-s", e.budget_s, "--search: wall-clock budget of the restarts")
+      ->capture_default_str();
+  cmd->add_option("--restarts", e.restarts, "--search: at most this many restarts (0 = budget)")
+      ->capture_default_str();
+  cmd->add_option("--samples", e.samples,
+                  "--exact/--instance/--search: trials of the sampling re-check (0 = none)")
+      ->capture_default_str();
+  cmd->add_option("--counterexample", e.counterexample_path,
+                  "--search: where to write the instance found (default DIR/counterexample.json "
+                  "with --out, else ./counterexample_<policy>.json)");
   cmd->add_option("--out", o.out_dir, "output directory (writes DIR/result.json)");
   cmd->callback([options] {
     if (options->validator.policy == "help") {
       std::cout << describe_policies();
+      return;
+    }
+    ExactCommandOptions& exact = options->exact_options;
+    if (options->search || options->exact || !exact.instance_path.empty()) {
+      if (options->search && (options->exact || !exact.instance_path.empty())) {
+        throw InputError("--search cannot be combined with --exact or --instance");
+      }
+      if (options->appendix_a)
+        throw InputError(
+            "--appendix-a cannot be combined with --exact, "
+            "--instance or --search");
+      exact.policy = options->validator.policy;
+      exact.seed = options->validator.seed;
+      exact.alpha = options->validator.alpha;
+      exact.out_dir = options->validator.out_dir;
+      const int code =
+          options->search ? search_command(exact, std::cout) : exact_command(exact, std::cout);
+      if (code != 0) throw CommandExit{code};
       return;
     }
     const int code =
