@@ -449,7 +449,8 @@ code { background: #f4f4f4; padding: 1px 4px; }
        {"systems (drafter + policy)", systems},
        {"acceptance model", c.acceptance},
        {"engine", "max_running " + std::to_string(c.max_running) + ", max_batch_tokens " +
-                      std::to_string(c.max_batch_tokens) + ", prefill " + c.prefill},
+                      std::to_string(c.max_batch_tokens) + ", prefill " + c.prefill +
+                      ", SPS belief " + c.sps + " (systems marked '(sps X)' use X)"},
        {"points simulated", std::to_string(c.point_count())},
        {"sparksim", producer}});
 

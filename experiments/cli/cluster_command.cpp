@@ -111,6 +111,10 @@ void add_cluster_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--prefill", o.prefill, "chunked | separate (inside each replica)")
       ->capture_default_str();
+  cmd->add_option("--sps", o.sps,
+                  "the scheduler's SPS belief: capture (as deployed engines profile it) | live "
+                  "(the time model at each step's requests) | reference (docs/sps-beliefs.md)")
+      ->capture_default_str();
   cmd->add_option("--kv-capacity-tokens", o.kv_capacity_tokens,
                   "per replica: override the profile's KV capacity (0 = from the profile)");
   cmd->add_option_function<double>(

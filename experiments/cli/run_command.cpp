@@ -79,6 +79,10 @@ void add_run_command(CLI::App& app) {
   run->add_option("--max-batch-tokens", o.max_batch_tokens, "per-step token budget")
       ->capture_default_str();
   run->add_option("--prefill", o.prefill, "chunked | separate")->capture_default_str();
+  run->add_option("--sps", o.sps,
+                  "the scheduler's SPS belief: capture (as deployed engines profile it) | live "
+                  "(the time model at each step's requests) | reference (docs/sps-beliefs.md)")
+      ->capture_default_str();
   run->add_option("--kv-capacity-tokens", o.kv_capacity_tokens,
                   "override the profile's KV capacity (0 = from the profile)");
   run->add_option_function<double>(
