@@ -3,8 +3,9 @@
 // same step's survivals and SPS table (what async-topk's capacity search computes when its
 // lagged survivals equal the current ones) for its admission count. A step is trapped when the
 // global search finds a Θ = τ·SPS(B) more than 1e-9 above greedy's. Printed per load: how often,
-// how much Θ it costs, and where: the share of traps whose stopping point sits at a CUDA-graph
-// bucket edge of the profile (one more token would pad to the next bucket). Prints figures,
+// how much Θ it costs (mean over trapped steps), and where: the share of traps whose stopping
+// point sits at a CUDA-graph bucket edge (one more token pads to the next bucket), and the share
+// past the largest bucket (eager execution, no padding). Prints figures,
 // asserts nothing.
 // Usage: sparksim_greedy_trap PROFILE SPS_BELIEF SECONDS USERS...
 #include <algorithm>
@@ -33,8 +34,9 @@ namespace {
 struct TrapCounts {
   std::int64_t steps = 0;
   std::int64_t trapped = 0;
-  std::int64_t trapped_at_edge = 0;
-  double theta_loss_sum = 0;  // Σ over trapped steps of 1 - Θ_greedy / Θ_global
+  std::int64_t trapped_at_edge = 0;  // stopped where one more token pads to the next bucket
+  std::int64_t trapped_eager = 0;    // stopped past the largest bucket (no padding there)
+  double theta_loss_sum = 0;         // Σ over trapped steps of 1 - Θ_greedy / Θ_global
   std::int64_t greedy_drafts = 0;
   std::int64_t global_drafts = 0;
 };
@@ -73,7 +75,11 @@ class TrapProbe final : public VerificationPolicy {
     if (theta_global > theta_greedy * (1 + 1e-9)) {
       ++counts_.trapped;
       counts_.theta_loss_sum += 1 - theta_greedy / theta_global;
-      if (pad(b_greedy + 1) > pad(b_greedy)) ++counts_.trapped_at_edge;
+      if (buckets_.empty() || b_greedy > buckets_.back()) {
+        ++counts_.trapped_eager;
+      } else if (pad(b_greedy + 1) > pad(b_greedy)) {
+        ++counts_.trapped_at_edge;
+      }
     }
   }
 
@@ -97,8 +103,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s PROFILE SPS_BELIEF SECONDS USERS...\n", argv[0]);
     return 2;
   }
-  std::printf("%-8s %-9s %8s %9s %10s %12s %12s %12s\n", "users", "sps", "steps", "trapped",
-              "at_edge", "theta_loss", "greedy_drafts", "global_drafts");
+  std::printf("%-8s %-9s %8s %9s %9s %9s %11s %13s %13s\n", "users", "sps", "steps", "trapped",
+              "at_edge", "eager", "theta_loss", "greedy_drafts", "global_drafts");
   for (int a = 4; a < argc; ++a) {
     RunOptions o;
     o.profile_path = argv[1];
@@ -129,10 +135,11 @@ int main(int argc, char** argv) {
     run_simulation(engine, workload);
     const double steps = static_cast<double>(std::max<std::int64_t>(counts.steps, 1));
     const double trapped = static_cast<double>(std::max<std::int64_t>(counts.trapped, 1));
-    std::printf("%-8s %-9s %8lld %8.1f%% %9.1f%% %11.2f%% %12.2f %12.2f\n", argv[a], argv[2],
-                static_cast<long long>(counts.steps), 100.0 * counts.trapped / steps,
-                100.0 * counts.trapped_at_edge / trapped, 100.0 * counts.theta_loss_sum / trapped,
-                counts.greedy_drafts / steps, counts.global_drafts / steps);
+    std::printf("%-8s %-9s %8lld %8.1f%% %8.1f%% %8.1f%% %10.2f%% %13.2f %13.2f\n", argv[a],
+                argv[2], static_cast<long long>(counts.steps), 100.0 * counts.trapped / steps,
+                100.0 * counts.trapped_at_edge / trapped, 100.0 * counts.trapped_eager / trapped,
+                100.0 * counts.theta_loss_sum / trapped, counts.greedy_drafts / steps,
+                counts.global_drafts / steps);
   }
   return 0;
 }
