@@ -117,7 +117,7 @@ TEST_CASE("make_sps_table reads the belief's table") {
   CHECK(cap.steps_per_s(9) == at(derived.capture, 9));
 }
 
-TEST_CASE("an old profile without sps_capture gets it derived; a stored one is kept") {
+TEST_CASE("an old profile without sps_capture gets it derived, a stored one is kept") {
   const Profile old = fixture();
   REQUIRE_FALSE(old.sps_capture.tokens.empty());
   const SpsTables derived = build_sps_tables(old);
@@ -160,7 +160,8 @@ TEST_CASE("an old profile whose derived capture table overflows a step is refuse
   // A last dense segment of 1e9 us per token: at the capture limit (2048 tokens) a step would
   // last about 2e9 s, past the simulator's per-step limit.
   std::string text = testing::kFixtureProfile;
-  const std::string from = "\"dense_tokens\": [1, 4, 8, 16],\n    \"dense_us\": [100, 130, 170, 250]";
+  const std::string from =
+      "\"dense_tokens\": [1, 4, 8, 16],\n    \"dense_us\": [100, 130, 170, 250]";
   const auto at = text.find(from);
   REQUIRE(at != std::string::npos);
   text.replace(at, from.size(),
