@@ -29,6 +29,7 @@ void print_summary(const nlohmann::ordered_json& s) {
               static_cast<long long>(c.at("decode_replicas").get<double>()));
   std::printf("drafter / policy  %s / %s\n", s.at("drafter").get<std::string>().c_str(),
               s.at("policy").get<std::string>().c_str());
+  std::printf("SPS belief        %s\n", s.at("sps_belief").get<std::string>().c_str());
   std::printf("requests          %lld completed of %lld (%lld never fit in KV)\n",
               static_cast<long long>(num("requests_completed")),
               static_cast<long long>(num("requests_total")),

@@ -18,6 +18,7 @@ void print_summary(const nlohmann::ordered_json& s) {
   std::printf("profile           %s\n", s.at("profile_label").get<std::string>().c_str());
   std::printf("drafter / policy  %s / %s\n", s.at("drafter").get<std::string>().c_str(),
               s.at("policy").get<std::string>().c_str());
+  std::printf("SPS belief        %s\n", s.at("sps_belief").get<std::string>().c_str());
   std::printf("requests          %lld completed of %lld (%lld never fit in KV)\n",
               static_cast<long long>(num("requests_completed")),
               static_cast<long long>(num("requests_total")),
