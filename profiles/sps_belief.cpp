@@ -124,18 +124,16 @@ SpsTables build_sps_tables(const Profile& profile, const SpsTableShapes& shapes)
 
 SpsPoints build_capture_sps(const Profile& profile, const SpsCaptureShape& cap) {
   const TimeModel model(profile);
-  SpsPoints capture = tabulate(
-      model,
-      sps_token_points(profile.verify.graph_buckets,
-                       cap.max_requests * cap.verify_tokens_per_request),
-      [&](std::int64_t b) { return sps_capture_batch(b, cap); });
-  capture.reference =
-      "capture: verify_time at B verify tokens from ceil(B/" +
-      std::to_string(cap.verify_tokens_per_request) + ") requests with " +
-      std::to_string(cap.context_tokens) + " cached context token(s) each, B up to " +
-      std::to_string(cap.max_requests) + " requests x " +
-      std::to_string(cap.verify_tokens_per_request) +
-      " (the CUDA-graph capture limit); draft time and host overhead excluded";
+  SpsPoints capture = tabulate(model,
+                               sps_token_points(profile.verify.graph_buckets,
+                                                cap.max_requests * cap.verify_tokens_per_request),
+                               [&](std::int64_t b) { return sps_capture_batch(b, cap); });
+  capture.reference = "capture: verify_time at B verify tokens from ceil(B/" +
+                      std::to_string(cap.verify_tokens_per_request) + ") requests with " +
+                      std::to_string(cap.context_tokens) +
+                      " cached context token(s) each, B up to " + std::to_string(cap.max_requests) +
+                      " requests x " + std::to_string(cap.verify_tokens_per_request) +
+                      " (the CUDA-graph capture limit); draft time and host overhead excluded";
   return capture;
 }
 
