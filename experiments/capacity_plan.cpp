@@ -416,6 +416,7 @@ PlanResult run_plan(const PlanOptions& o) {
   config["max_running"] = o.run.max_running;
   config["max_batch_tokens"] = o.run.max_batch_tokens;
   config["prefill"] = o.run.prefill;
+  config["sps"] = o.run.sps;
   config["kv_capacity_tokens"] = o.run.kv_capacity_tokens;
 
   std::string out_dir = std::filesystem::path(o.out_dir).lexically_normal().string();

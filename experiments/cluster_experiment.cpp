@@ -18,6 +18,8 @@
 #include "experiments/problem_list.hpp"
 #include "experiments/summary_json.hpp"
 #include "policies/policy_registry.hpp"
+#include "profiles/live_sps.hpp"
+#include "profiles/sps_belief.hpp"
 #include "profiles/time_model.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
 #include "sim/cluster/kv_network.hpp"
@@ -141,6 +143,7 @@ struct ReplicaRig {
   std::unique_ptr<VerificationPolicy> policy;
   std::unique_ptr<AcceptanceModel> acceptance;
   std::unique_ptr<MetricsCollector> metrics;
+  std::unique_ptr<LiveSps> live_sps;  // the `live` belief only
   std::unique_ptr<Engine> engine;
   ReplicaRole role = ReplicaRole::kColocated;
 };
@@ -268,7 +271,8 @@ ClusterOutcome execute_cluster(const ClusterSetup& setup, std::ostream* requests
   const auto prefill = static_cast<std::size_t>(setup.platform.prefill_replicas);
 
   const TimeModel time_model(rs.profile);
-  const SpsTable sps(rs.profile.sps,
+  const SpsTable sps =
+      make_sps_table(rs.profile, rs.sps_belief,
                      std::max<std::int64_t>(rs.engine.max_batch_tokens,
                                             rs.engine.max_running * (rs.engine.drafter.gamma + 1)));
   std::vector<ReplicaRig> rigs(n);
@@ -283,6 +287,10 @@ ClusterOutcome execute_cluster(const ClusterSetup& setup, std::ostream* requests
     rig.metrics = std::make_unique<MetricsCollector>(nullptr);
     rig.engine = std::make_unique<Engine>(rs.engine, time_model, sps, *rig.acceptance, *rig.policy,
                                           *rig.metrics);
+    if (rs.sps_belief == SpsBelief::kLive) {
+      rig.live_sps = std::make_unique<LiveSps>(time_model);
+      rig.engine->use_live_sps(rig.live_sps.get());
+    }
     replicas[i] = ClusterReplica{rig.engine.get(), rig.role};
   }
   std::unique_ptr<Workload> workload;
@@ -361,6 +369,8 @@ ClusterOutcome execute_cluster(const ClusterSetup& setup, std::ostream* requests
   s["profile_label"] = rs.profile.label();
   s["drafter"] = rs.engine.drafter.name;
   s["policy"] = rs.policy_spec.text();
+  s["sps"] = sps_belief_name(rs.sps_belief);
+  s["sps_belief"] = sps_belief_description(rs.sps_belief);
   // A replay reports the acceptance spec recorded in its log (as execute_run does); notes from
   // every replica, each once, in replica order.
   const AcceptanceModel& acceptance = *rigs.front().acceptance;

@@ -17,7 +17,9 @@
 #include "experiments/problem_list.hpp"
 #include "experiments/summary_json.hpp"
 #include "policies/policy_registry.hpp"
+#include "profiles/live_sps.hpp"
 #include "profiles/profile_io.hpp"
+#include "profiles/sps_belief.hpp"
 #include "profiles/time_model.hpp"
 #include "sim/acceptance/acceptance_log.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
@@ -70,6 +72,11 @@ RunSetup prepare_run(const RunOptions& o) {
   }
   if (o.prefill != "chunked" && o.prefill != "separate") {
     problems.add("--prefill: unknown mode '" + o.prefill + "'; valid: chunked, separate");
+  }
+  if (const auto belief = parse_sps_belief(o.sps)) {
+    setup.sps_belief = *belief;
+  } else {
+    problems.add("--sps: unknown belief '" + o.sps + "'; valid: " + kSpsBeliefChoices);
   }
   if (o.profile_path.empty()) problems.add("--profile PATH is required");
 
@@ -193,6 +200,7 @@ nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchr
   cfg["max_running"] = setup.engine.max_running;
   cfg["max_batch_tokens"] = setup.engine.max_batch_tokens;
   cfg["prefill"] = o.prefill;
+  cfg["sps"] = sps_belief_name(setup.sps_belief);
   cfg["kv_capacity_tokens"] = setup.engine.kv_capacity_tokens;
   cfg["kv_capacity_from_profile"] = o.kv_capacity_tokens == 0;
   cfg["host_overhead_us"] = setup.profile.host_overhead_us;
@@ -206,8 +214,8 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
   const auto wall_start = std::chrono::steady_clock::now();
   const RunOptions& o = setup.options;
   const TimeModel time_model(setup.profile);
-  const SpsTable sps(
-      setup.profile.sps,
+  const SpsTable sps = make_sps_table(
+      setup.profile, setup.sps_belief,
       std::max<std::int64_t>(setup.engine.max_batch_tokens,
                              setup.engine.max_running * (setup.engine.drafter.gamma + 1)));
   auto policy = make_policy(setup.policy_spec, PolicyContext{setup.engine.drafter.gamma});
@@ -223,6 +231,8 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
   }
   MetricsCollector metrics(requests_csv);
   Engine engine(setup.engine, time_model, sps, *acceptance, *policy, metrics);
+  LiveSps live(time_model);
+  if (setup.sps_belief == SpsBelief::kLive) engine.use_live_sps(&live);
 
   std::unique_ptr<Workload> workload;
   if (setup.closed_loop) {
@@ -245,6 +255,8 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
   s["profile_label"] = setup.profile.label();
   s["drafter"] = setup.engine.drafter.name;
   s["policy"] = setup.policy_spec.text();
+  s["sps"] = sps_belief_name(setup.sps_belief);
+  s["sps_belief"] = sps_belief_description(setup.sps_belief);
   // A replay reports the acceptance spec recorded in its log, so it reproduces the summary.
   s["acceptance"] =
       acceptance->reproduces().empty() ? setup.acceptance_spec.text() : acceptance->reproduces();

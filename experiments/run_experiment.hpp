@@ -14,6 +14,7 @@
 
 #include "common/named_spec.hpp"
 #include "profiles/profile.hpp"
+#include "profiles/sps_belief.hpp"
 #include "sim/engine.hpp"
 #include "sim/simulation.hpp"
 #include "sim/workload.hpp"
@@ -46,6 +47,7 @@ struct RunOptions {
   std::int64_t max_running = 256;
   std::int64_t max_batch_tokens = 8192;
   std::string prefill = "chunked";      // chunked | separate
+  std::string sps = "capture";          // the scheduler's SPS belief: capture | live | reference
   std::int64_t kv_capacity_tokens = 0;  // 0 = from the profile
   // Host scheduling overhead per step paid by synchronous policies (µs, >= 0); unset = the
   // profile's host_overhead_us. Asynchronous policies (static, async-topk, or any `sync=off`)
@@ -66,6 +68,7 @@ struct RunSetup {
   NamedSpec policy_spec;
   NamedSpec acceptance_spec;
   int gpus = 1;  // GPUs the run occupies (a separate prefill stage doubles the replica's)
+  SpsBelief sps_belief = kDefaultSpsBelief;  // the scheduler's SPS belief (--sps)
 };
 
 // Throws one InputError listing every problem found (one per line).

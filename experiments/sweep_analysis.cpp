@@ -24,8 +24,8 @@ SweepAnalysis analyze_sweep(const SweepConfig& config, const std::vector<PointRe
     }
     const SweepPoint& e = expected[p.point];
     const SweepSystem& s = config.systems[e.system];
-    if (p.drafter != s.drafter || p.policy != s.policy || p.load != config.loads[e.load] ||
-        p.seed != config.seeds[e.seed]) {
+    if (p.drafter != s.drafter || p.policy != s.policy || p.sps != s.sps ||
+        p.load != config.loads[e.load] || p.seed != config.seeds[e.seed]) {
       throw InputError("points.csv: point " + std::to_string(p.point) + " is " + p.drafter + " + " +
                        p.policy + " at load " + format_number(p.load) + " seed " +
                        std::to_string(p.seed) + "; the config has " + s.label() + " at load " +

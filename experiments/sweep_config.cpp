@@ -15,6 +15,7 @@
 #include "policies/policy_registry.hpp"
 #include "profiles/drafter.hpp"
 #include "profiles/profile_io.hpp"
+#include "profiles/sps_belief.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
 #include "traces/synthetic.hpp"
 #include "traces/trace_loader.hpp"
@@ -42,8 +43,8 @@ constexpr std::string_view kWorkloadKeys[] = {"trace",          "trace_format", 
                                               "spread_buckets", "max_requests", "synthetic",
                                               "think_time_s"};
 constexpr std::string_view kLoadKeys[] = {"concurrency", "rate_scale"};
-constexpr std::string_view kSystemKeys[] = {"drafter", "policies"};
-constexpr std::string_view kEngineKeys[] = {"max_running", "max_batch_tokens", "prefill",
+constexpr std::string_view kSystemKeys[] = {"drafter", "policies", "sps"};
+constexpr std::string_view kEngineKeys[] = {"max_running", "max_batch_tokens", "prefill", "sps",
                                             "kv_capacity_tokens"};
 constexpr std::string_view kBaselineKeys[] = {"drafter", "policy"};
 
@@ -258,6 +259,17 @@ SweepConfig parse_sweep_config(const JsonFile& f) {
           problems.check([&] { policies.push_back(f.get_string(sp / "policies" / j)); });
         }
       });
+      std::optional<std::string> own_sps;
+      if (f.has(sp / "sps")) {
+        problems.check([&] {
+          const std::string name = f.get_string(sp / "sps");
+          if (!parse_sps_belief(name)) {
+            f.fail(sp / "sps",
+                   f.name_of(sp / "sps") + " is '" + name + "'; valid: " + kSpsBeliefChoices);
+          }
+          own_sps = name;
+        });
+      }
       for (std::size_t j = 0; j < policies.size(); ++j) {
         const Pointer pp = sp / "policies" / j;
         bool ok = true;
@@ -273,6 +285,10 @@ SweepConfig parse_sweep_config(const JsonFile& f) {
         });
         if (!ok || !drafter) continue;
         SweepSystem s{drafter->name, policies[j], drafter->gamma};
+        if (own_sps) {
+          s.sps = *own_sps;
+          s.sps_own = true;
+        }
         if (!labels.insert(s.label()).second) {
           problems.add(at_line(f, pp, "repeats the system '" + s.label() + "'"));
           continue;
@@ -319,6 +335,14 @@ SweepConfig parse_sweep_config(const JsonFile& f) {
           c.kv_capacity_tokens = f.get_int(en / "kv_capacity_tokens", 0, 1'000'000'000'000);
         });
       }
+      if (f.has(en / "sps")) {
+        problems.check([&] {
+          c.sps = f.get_string(en / "sps");
+          if (!parse_sps_belief(c.sps)) {
+            f.fail(en / "sps", "engine.sps is '" + c.sps + "'; valid: " + kSpsBeliefChoices);
+          }
+        });
+      }
       if (f.has(en / "prefill")) {
         problems.check([&] {
           c.prefill = f.get_string(en / "prefill");
@@ -354,6 +378,9 @@ SweepConfig parse_sweep_config(const JsonFile& f) {
                             "\"baseline\": {\"drafter\": ..., \"policy\": ...} naming one of the "
                             "systems (the default, a single mtp1 system, is absent)")
                      .what());
+  }
+  for (SweepSystem& s : c.systems) {
+    if (!s.sps_own) s.sps = c.sps;
   }
   problems.throw_if_any();
   return c;
@@ -470,10 +497,14 @@ nlohmann::ordered_json SweepConfig::resolved() const {
   j["load"][load_kind_name(load_kind)] = values;
   nlohmann::ordered_json systems_json = nlohmann::ordered_json::array();
   for (const auto& s : systems) {
-    if (!systems_json.empty() && systems_json.back()["drafter"] == s.drafter) {
+    const bool same_group = !systems_json.empty() && systems_json.back()["drafter"] == s.drafter &&
+                            systems_json.back().contains("sps") == s.sps_own &&
+                            (!s.sps_own || systems_json.back()["sps"] == s.sps);
+    if (same_group) {
       systems_json.back()["policies"].push_back(s.policy);
     } else {
       systems_json.push_back({{"drafter", s.drafter}, {"policies", {s.policy}}});
+      if (s.sps_own) systems_json.back()["sps"] = s.sps;
     }
   }
   j["systems"] = systems_json;
@@ -482,6 +513,7 @@ nlohmann::ordered_json SweepConfig::resolved() const {
   j["engine"] = {{"max_running", max_running},
                  {"max_batch_tokens", max_batch_tokens},
                  {"prefill", prefill},
+                 {"sps", sps},
                  {"kv_capacity_tokens", kv_capacity_tokens}};
   j["tok_s_per_user_percentile"] = percentile;
   j["tiers_tok_s_per_user"] = tiers_tok_s_per_user;
@@ -527,6 +559,7 @@ RunOptions point_run_options(const SweepConfig& c, const SweepPoint& p) {
   o.max_running = c.max_running;
   o.max_batch_tokens = c.max_batch_tokens;
   o.prefill = c.prefill;
+  o.sps = c.systems.at(p.system).sps_own ? c.systems.at(p.system).sps : c.sps;
   o.kv_capacity_tokens = c.kv_capacity_tokens;
   return o;
 }

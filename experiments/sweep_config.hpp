@@ -23,12 +23,17 @@ inline constexpr const char* kSweepSchema = "sparksim.sweep/1";
 enum class LoadKind { kConcurrency, kRateScale };
 const char* load_kind_name(LoadKind kind);  // "concurrency" | "rate_scale"
 
-// One compared system: a drafter and the verification policy that schedules its drafts.
+// One compared system: a drafter, the verification policy that schedules its drafts, and the
+// SPS belief that policy schedules against (profiles/sps_belief.hpp).
 struct SweepSystem {
   std::string drafter;  // canonical name, e.g. "dspark-7"
   std::string policy;   // spec text, e.g. "async-topk:lag=2"
   int gamma = 1;
-  std::string label() const { return drafter + " + " + policy; }
+  std::string sps = RunOptions{}.sps;  // resolved: the system's own "sps" or the engine's
+  bool sps_own = false;                // the config names a belief for this system
+  std::string label() const {
+    return drafter + " + " + policy + (sps_own ? " (sps " + sps + ")" : "");
+  }
 };
 
 struct SweepConfig {
@@ -55,6 +60,7 @@ struct SweepConfig {
   std::int64_t max_running = RunOptions{}.max_running;
   std::int64_t max_batch_tokens = RunOptions{}.max_batch_tokens;
   std::string prefill = RunOptions{}.prefill;
+  std::string sps = RunOptions{}.sps;  // engine.sps: the belief of systems that name none
   std::int64_t kv_capacity_tokens = RunOptions{}.kv_capacity_tokens;
 
   // Per-user speed is reported at p50 and at this percentile of tok/s/user (numpy convention:

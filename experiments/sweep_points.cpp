@@ -13,7 +13,7 @@ namespace sparksim {
 namespace {
 
 constexpr const char* kHeader =
-    "point,drafter,gamma,policy,load_kind,load,seed,"
+    "point,drafter,gamma,policy,sps,load_kind,load,seed,"
     "requests_total,requests_completed,requests_rejected_kv,output_tokens,gpus,sim_duration_s,"
     "throughput_tok_s,throughput_tok_s_per_gpu,request_throughput_req_s,running_requests_mean,"
     "tok_s_per_user_mean,tok_s_per_user_p10,tok_s_per_user_p50,tok_s_per_user_p90,"
@@ -74,6 +74,7 @@ std::string run_sweep_point(const SweepConfig& config, const SweepPoint& point) 
       .text(system.drafter)
       .integer(system.gamma)
       .text(csv_cell(system.policy))
+      .text(system.sps)
       .text(load_kind_name(config.load_kind))
       .text(format_number(config.loads.at(point.load)))
       .integer(static_cast<std::int64_t>(config.seeds.at(point.seed)))
@@ -125,8 +126,9 @@ std::vector<PointRecord> parse_points_csv(const std::string& text, const std::st
   }
   const CsvTable t = CsvTable::parse(text, path);
   const std::size_t c_point = t.column("point"), c_drafter = t.column("drafter"),
-                    c_policy = t.column("policy"), c_load = t.column("load"),
-                    c_seed = t.column("seed"), c_tput = t.column("throughput_tok_s_per_gpu"),
+                    c_policy = t.column("policy"), c_sps = t.column("sps"),
+                    c_load = t.column("load"), c_seed = t.column("seed"),
+                    c_tput = t.column("throughput_tok_s_per_gpu"),
                     c_p50 = t.column("tok_s_per_user_p50"),
                     c_pq = t.column("tok_s_per_user_at_percentile"),
                     c_run = t.column("running_requests_mean"), c_tau = t.column("tau_mean"),
@@ -141,6 +143,7 @@ std::vector<PointRecord> parse_points_csv(const std::string& text, const std::st
     p.point = static_cast<std::size_t>(index);
     p.drafter = t.cell(r, c_drafter);
     p.policy = t.cell(r, c_policy);
+    p.sps = t.cell(r, c_sps);
     p.load = t.number(r, c_load);
     p.seed = static_cast<std::uint64_t>(t.integer(r, c_seed));
     p.throughput_tok_s_per_gpu = t.number(r, c_tput);

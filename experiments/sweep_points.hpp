@@ -26,6 +26,7 @@ struct PointRecord {
   std::size_t point = 0;
   std::string drafter;
   std::string policy;
+  std::string sps;  // the SPS belief the policy scheduled against
   double load = 0;
   std::uint64_t seed = 0;
   double throughput_tok_s_per_gpu = 0;

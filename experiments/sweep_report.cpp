@@ -449,7 +449,8 @@ code { background: #f4f4f4; padding: 1px 4px; }
        {"systems (drafter + policy)", systems},
        {"acceptance model", c.acceptance},
        {"engine", "max_running " + std::to_string(c.max_running) + ", max_batch_tokens " +
-                      std::to_string(c.max_batch_tokens) + ", prefill " + c.prefill},
+                      std::to_string(c.max_batch_tokens) + ", prefill " + c.prefill +
+                      ", SPS belief " + c.sps + " (systems marked '(sps X)' use X)"},
        {"points simulated", std::to_string(c.point_count())},
        {"sparksim", producer}});
 
@@ -566,7 +567,7 @@ SweepConfig parse_sweep_json(const std::string& text, const std::string& path) {
 
 std::string aggregates_csv(const SweepConfig& c, const SweepAnalysis& a) {
   std::string out =
-      "drafter,policy,load_kind,load,seeds,tok_s_per_user_percentile,"
+      "drafter,policy,sps,load_kind,load,seeds,tok_s_per_user_percentile,"
       "throughput_tok_s_per_gpu,throughput_tok_s_per_gpu_ci95_lo,throughput_tok_s_per_gpu_ci95_hi,"
       "tok_s_per_user_p50,tok_s_per_user_p50_ci95_lo,tok_s_per_user_p50_ci95_hi,"
       "tok_s_per_user_at_percentile,tok_s_per_user_at_percentile_ci95_lo,"
@@ -582,6 +583,7 @@ std::string aggregates_csv(const SweepConfig& c, const SweepAnalysis& a) {
     CsvRow r(out);
     r.text(c.systems[g.system].drafter)
         .text(csv_cell(c.systems[g.system].policy))
+        .text(c.systems[g.system].sps)
         .text(load_kind_name(c.load_kind))
         .text(load_text(c, g.load))
         .integer(g.throughput_tok_s_per_gpu.n)
@@ -602,7 +604,7 @@ std::string aggregates_csv(const SweepConfig& c, const SweepAnalysis& a) {
 
 std::string frontier_csv(const SweepConfig& c, const SweepAnalysis& a) {
   std::string out =
-      "frontier,drafter,policy,load_kind,load,seeds,tok_s_per_user,tok_s_per_user_ci95_lo,"
+      "frontier,drafter,policy,sps,load_kind,load,seeds,tok_s_per_user,tok_s_per_user_ci95_lo,"
       "tok_s_per_user_ci95_hi,throughput_tok_s_per_gpu,throughput_tok_s_per_gpu_ci95_lo,"
       "throughput_tok_s_per_gpu_ci95_hi\n";
   for (SpeedMetric m : frontier_metrics(c)) {
@@ -613,6 +615,7 @@ std::string frontier_csv(const SweepConfig& c, const SweepAnalysis& a) {
         r.text(speed_metric_name(c, m))
             .text(c.systems[s].drafter)
             .text(csv_cell(c.systems[s].policy))
+            .text(c.systems[s].sps)
             .text(load_kind_name(c.load_kind))
             .text(load_text(c, g.load))
             .integer(g.throughput_tok_s_per_gpu.n);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "common/input_error.hpp"
+#include "profiles/sps_belief.hpp"
 
 namespace sparksim {
 
@@ -211,30 +212,6 @@ std::vector<std::int64_t> dense_token_points(const std::vector<std::int64_t>& bu
   return {points.begin(), points.end()};
 }
 
-// SPS points: each bucket and the token after it (so the padding staircase survives linear
-// interpolation), then every 64 tokens to 2048, then a few points out to max_sps_tokens.
-std::vector<std::int64_t> sps_token_points(const std::vector<std::int64_t>& buckets,
-                                           std::int64_t max_tokens) {
-  std::set<std::int64_t> points{1};
-  for (std::int64_t b : buckets) {
-    points.insert(b);
-    points.insert(b + 1);
-  }
-  const std::int64_t start = buckets.empty() ? 64 : buckets.back();
-  for (std::int64_t t = start; t <= std::min<std::int64_t>(2048, max_tokens); t += 64) {
-    points.insert(t);
-  }
-  for (std::int64_t t = 2048; t <= max_tokens; t *= 2) {
-    points.insert(t);
-    if (t + t / 2 <= max_tokens) points.insert(t + t / 2);
-  }
-  std::vector<std::int64_t> out;
-  for (std::int64_t t : points) {
-    if (t <= max_tokens) out.push_back(t);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<std::string> analytic_gpu_names(const JsonFile& shapes) {
@@ -264,13 +241,8 @@ std::vector<std::int64_t> vllm_graph_buckets(std::int64_t max_bucket) {
 }
 
 BatchShape sps_reference_shape(std::int64_t verify_tokens, const RooflineConstants& c) {
-  BatchShape shape;
-  shape.verify_tokens = verify_tokens;
-  shape.decode_requests =
-      (verify_tokens + c.sps_verify_tokens_per_request - 1) / c.sps_verify_tokens_per_request;
-  shape.decode_context_tokens = shape.decode_requests * c.sps_context_tokens;
-  shape.verify_attention_pairs = verify_tokens * c.sps_context_tokens;
-  return shape;
+  return sps_reference_batch(verify_tokens,
+                             {c.sps_verify_tokens_per_request, c.sps_context_tokens, 0});
 }
 
 Profile make_analytic_profile(const nlohmann::json& shapes, const std::string& gpu,
@@ -428,20 +400,16 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
     m = rounded(m);
   }
 
-  // SPS: the verify capacity the scheduler believes, at the reference shape.
-  const std::vector<std::int64_t> buckets = v.graph_buckets;
-  p.sps.tokens = sps_token_points(buckets, c.max_sps_tokens);
-  p.sps.reference = "analytic verify_time at B verify tokens from ceil(B/" +
-                    std::to_string(c.sps_verify_tokens_per_request) + ") requests with " +
-                    std::to_string(c.sps_context_tokens) + " cached context tokens each (B*" +
-                    std::to_string(c.sps_context_tokens) +
-                    " attention pairs), no prefill; draft time and host overhead excluded";
+  // SPS: the tables the scheduler's beliefs read, derived from the verify model just built.
   {
-    const TimeModel model(p);
-    for (std::int64_t b : p.sps.tokens) {
-      const double ns = static_cast<double>(model.verify_time(sps_reference_shape(b, c)));
-      p.sps.steps_per_s.push_back(round_to(1e9 / ns, 6));
-    }
+    SpsTableShapes sps_shapes;
+    sps_shapes.reference = {c.sps_verify_tokens_per_request, c.sps_context_tokens,
+                            c.max_sps_tokens};
+    SpsTables tables = build_sps_tables(p, sps_shapes);
+    p.sps = std::move(tables.reference);
+    p.sps.reference = "analytic " + p.sps.reference;
+    p.sps_capture = std::move(tables.capture);
+    p.sps_capture.reference = "analytic " + p.sps_capture.reference;
   }
 
   p.provenance.source = "analytic";

@@ -51,7 +51,7 @@ struct DraftTimeModel {
   bool kv_read_per_pass = false;
 };
 
-// Steps/s at B verify tokens, as the scheduler believes it (profiled at a reference shape).
+// Steps/s at B verify tokens, as the scheduler believes it (profiled at a named shape).
 struct SpsPoints {
   std::vector<std::int64_t> tokens;  // ascending, first == 1
   std::vector<double> steps_per_s;   // positive
@@ -70,7 +70,10 @@ struct Profile {
   double host_overhead_us = 0;      // per step, paid only by synchronous schedulers
   VerifyTimeModel verify;
   std::array<DraftTimeModel, kDrafterFamilyCount> draft;  // indexed by DrafterFamily
-  SpsPoints sps;
+  SpsPoints sps;  // the `reference` belief's table (profiles/sps_belief.hpp)
+  // The `capture` belief's table (as SGLang's DSpark port profiles it at CUDA-graph capture).
+  // Optional in files: a profile without one gets it derived from `verify` when loaded.
+  SpsPoints sps_capture;
   std::string path;  // where it was loaded from ("" if built in memory)
 
   // KV capacity in tokens: (hbm * utilization - weights) / kv_bytes_per_token, floored.

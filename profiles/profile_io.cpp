@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "common/input_error.hpp"
+#include "profiles/sps_belief.hpp"
 
 namespace sparksim {
 
@@ -16,8 +18,9 @@ using Pointer = JsonFile::Pointer;
 using Ordered = nlohmann::ordered_json;
 
 constexpr std::int64_t kMaxTableTokens = std::int64_t{1} << 40;  // far above any batch
-constexpr const char* kRootKeys[] = {"schema",           "provenance", "target", "gpus", "memory",
-                                     "host_overhead_us", "verify",     "draft",  "sps"};
+constexpr const char* kRootKeys[] = {"schema", "provenance",       "target", "gpus",
+                                     "memory", "host_overhead_us", "verify", "draft",
+                                     "sps",    "sps_capture"};
 
 Pointer ptr(const std::string& s) {
   return Pointer(s);
@@ -146,16 +149,20 @@ void read_draft(const JsonFile& f, std::array<DraftTimeModel, kDrafterFamilyCoun
   }
 }
 
-void read_sps(const JsonFile& f, SpsPoints& s) {
-  f.reject_unknown_keys(ptr("/sps"), {"reference", "tokens", "steps_per_s"});
-  s.reference = f.get_string(ptr("/sps/reference"));
-  s.tokens = read_ascending_tokens(f, "/sps/tokens", 1);
+// An SPS table at `at` ("/sps" or "/sps_capture").
+void read_sps(const JsonFile& f, const std::string& at, SpsPoints& s) {
+  f.get_object(ptr(at));
+  f.reject_unknown_keys(ptr(at), {"reference", "tokens", "steps_per_s"});
+  s.reference = f.get_string(ptr(at + "/reference"));
+  s.tokens = read_ascending_tokens(f, at + "/tokens", 1);
   if (s.tokens.front() != 1) {
-    f.fail(ptr("/sps/tokens/0"), "sps.tokens[0] is " + std::to_string(s.tokens.front()) +
-                                     "; must be 1 (the table starts at one verify token)");
+    f.fail(ptr(at + "/tokens/0"), at.substr(1) + ".tokens[0] is " +
+                                      std::to_string(s.tokens.front()) +
+                                      "; must be 1 (the table starts at one verify token)");
   }
-  s.steps_per_s = f.get_number_array(ptr("/sps/steps_per_s"), NumberRange::positive());
-  require_same_length(f, "/sps/steps_per_s", s.steps_per_s.size(), "/sps/tokens", s.tokens.size());
+  s.steps_per_s = f.get_number_array(ptr(at + "/steps_per_s"), NumberRange::positive());
+  require_same_length(f, at + "/steps_per_s", s.steps_per_s.size(), at + "/tokens",
+                      s.tokens.size());
 }
 
 // Integral values (byte counts, bucket sizes) print as JSON integers, the rest as doubles.
@@ -207,6 +214,11 @@ Ordered profile_to_ordered(const Profile& p) {
   j["sps"] = {{"reference", p.sps.reference},
               {"tokens", p.sps.tokens},
               {"steps_per_s", numbers(p.sps.steps_per_s)}};
+  if (!p.sps_capture.tokens.empty()) {
+    j["sps_capture"] = {{"reference", p.sps_capture.reference},
+                        {"tokens", p.sps_capture.tokens},
+                        {"steps_per_s", numbers(p.sps_capture.steps_per_s)}};
+  }
   return j;
 }
 
@@ -223,7 +235,7 @@ Profile profile_from_json(const JsonFile& f) {
   read_provenance(f, p.provenance);
   f.reject_unknown_keys(
       ptr(""), {kRootKeys[0], kRootKeys[1], kRootKeys[2], kRootKeys[3], kRootKeys[4], kRootKeys[5],
-                kRootKeys[6], kRootKeys[7], kRootKeys[8]});
+                kRootKeys[6], kRootKeys[7], kRootKeys[8], kRootKeys[9]});
   p.target = f.get_string(ptr("/target"));
   p.gpus = static_cast<int>(f.get_int(ptr("/gpus"), 1, 4096));
   f.get_object(ptr("/memory"));
@@ -233,8 +245,19 @@ Profile profile_from_json(const JsonFile& f) {
   read_verify(f, p.verify);
   f.get_object(ptr("/draft"));
   read_draft(f, p.draft);
-  f.get_object(ptr("/sps"));
-  read_sps(f, p.sps);
+  read_sps(f, "/sps", p.sps);
+  if (f.has(ptr("/sps_capture"))) {
+    read_sps(f, "/sps_capture", p.sps_capture);
+  } else {
+    // Profiles written before beliefs were named: the capture table follows from `verify`.
+    try {
+      p.sps_capture = build_capture_sps(p);
+    } catch (const std::overflow_error& e) {
+      f.fail(ptr("/verify"), std::string("verify: the capture SPS table derived from it (the file "
+                                         "has no sps_capture) fails: ") +
+                                 e.what());
+    }
+  }
   p.path = f.path();
   return p;
 }

@@ -131,22 +131,36 @@ SpsTable::SpsTable(std::vector<double> sps_by_tokens) : sps_(std::move(sps_by_to
   compute_step_ratios();
 }
 
+void SpsTable::assign(std::span<const double> sps_by_tokens) {
+  if (sps_by_tokens.empty()) throw std::invalid_argument("SpsTable: needs at least one value");
+  sps_.assign(sps_by_tokens.begin(), sps_by_tokens.end());
+  tail_tokens_per_s_ = sps_.back() * static_cast<double>(sps_.size());
+  compute_step_ratios();
+}
+
 void SpsTable::compute_step_ratios() {
   const auto n = static_cast<std::size_t>(max_tokens());
-  ratio_max_.assign(1, std::vector<double>(n));
+  // Levels are resized, not rebuilt, so a refilled table allocates nothing once warm.
+  if (ratio_max_.empty()) ratio_max_.emplace_back();
+  ratio_max_[0].resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const auto b = static_cast<std::int64_t>(i) + 1;
     const double r = steps_per_s(b) / steps_per_s(b + 1);
     // A zero or NaN SPS gives no usable bound: +inf makes every bound built on it say "unknown".
     ratio_max_[0][i] = std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
   }
+  std::size_t levels = 1;
   for (int k = 1; k < kRatioLevels && (std::size_t{1} << k) <= n; ++k) {
-    const std::vector<double>& below = ratio_max_.back();
+    if (ratio_max_.size() <= levels) ratio_max_.emplace_back();
+    const std::vector<double>& below = ratio_max_[levels - 1];
+    std::vector<double>& level = ratio_max_[levels];
     const std::size_t half = std::size_t{1} << (k - 1);
-    std::vector<double> level(n - 2 * half + 1);
+    level.resize(n - 2 * half + 1);
     for (std::size_t i = 0; i < level.size(); ++i) level[i] = std::max(below[i], below[i + half]);
-    ratio_max_.push_back(std::move(level));
+    ++levels;
   }
+  // Levels a larger table left behind stay allocated but unused.
+  ratio_levels_ = levels;
 }
 
 double SpsTable::max_step_ratio(std::int64_t lo, std::int64_t hi) const {
@@ -158,8 +172,8 @@ double SpsTable::max_step_ratio(std::int64_t lo, std::int64_t hi) const {
     const auto first = static_cast<std::size_t>(lo - 1);
     const auto last = static_cast<std::size_t>(std::min(hi, n) - 1);
     const std::size_t width = last - first + 1;
-    const int level = std::min(static_cast<int>(ratio_max_.size()) - 1,
-                               static_cast<int>(std::bit_width(width)) - 1);
+    const int level =
+        std::min(static_cast<int>(ratio_levels_) - 1, static_cast<int>(std::bit_width(width)) - 1);
     const std::vector<double>& m = ratio_max_[static_cast<std::size_t>(level)];
     const std::size_t span = std::size_t{1} << level;
     for (std::size_t i = first; i + span <= last + 1; i += span) best = std::max(best, m[i]);

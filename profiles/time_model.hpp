@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "common/sim_time.hpp"
@@ -55,6 +56,9 @@ class SpsTable {
   SpsTable(const SpsPoints& points, std::int64_t max_tokens);
   // From explicit values sps[B-1] for B = 1..n (tests and worked examples).
   explicit SpsTable(std::vector<double> sps_by_tokens);
+  // Replaces the values as the constructor above would, reusing the storage (LiveSps refills one
+  // table every step).
+  void assign(std::span<const double> sps_by_tokens);
 
   double steps_per_s(std::int64_t tokens) const {  // tokens >= 1
     if (tokens <= max_tokens()) return sps_[static_cast<std::size_t>(tokens > 1 ? tokens - 1 : 0)];
@@ -78,6 +82,7 @@ class SpsTable {
   std::vector<double> sps_;
   // ratio_max_[k][i] = max of SPS(B) / SPS(B + 1) over B = i + 1 .. i + 2^k (within the table).
   std::vector<std::vector<double>> ratio_max_;
+  std::size_t ratio_levels_ = 0;  // levels of ratio_max_ in use (a refill may use fewer)
   double tail_tokens_per_s_ = 0;
 };
 

@@ -162,7 +162,17 @@ void Engine::plan_decode(StepPlan& plan) {
   view.confidences = confidences;
   view.context_tokens = std::span<const std::int64_t>(contexts_.data(), count);
   if (config_.policy_sees_hidden_outcome) view.hidden_accepted = hidden_accepted;
-  policy_.schedule(view, sps_, lengths);
+  const SpsTable* sps = &sps_;
+  if (live_sps_ != nullptr) {
+    std::int64_t context_sum = 0;
+    for (std::size_t i = 0; i < count; ++i) context_sum += contexts_[i];
+    const auto requests = static_cast<std::int64_t>(count);
+    SimTime other = time_model_.draft_time(config_.drafter, requests, context_sum);
+    if (policy_.synchronous()) other += time_model_.host_overhead();
+    // Every B a policy can ask about: R to R(γ + 1), and the one past it that ratio bounds read.
+    sps = &live_sps_->at(requests, context_sum, requests * (gamma + 1) + 1, other);
+  }
+  policy_.schedule(view, *sps, lengths);
 
   BatchShape& shape = plan_shape_;
   for (std::size_t i = 0; i < count; ++i) {

@@ -21,6 +21,7 @@
 
 #include "policies/verification_policy.hpp"
 #include "profiles/drafter.hpp"
+#include "profiles/live_sps.hpp"
 #include "profiles/time_model.hpp"
 #include "sim/acceptance/acceptance_model.hpp"
 #include "sim/metrics.hpp"
@@ -65,6 +66,9 @@ class Engine {
   void finish_step(EngineLane lane, SimTime now);
 
   void set_completion_handler(CompletionHandler handler) { on_complete_ = std::move(handler); }
+  // The `live` SPS belief: every step the policy gets `live`'s table at that step's requests,
+  // contexts, draft time and host overhead instead of the static table (nullptr: the static one).
+  void use_live_sps(LiveSps* live) { live_sps_ = live; }
 
   bool lane_busy(EngineLane lane) const { return plans_[static_cast<int>(lane)].active; }
   bool idle() const { return running_.empty() && waiting_.empty(); }
@@ -106,6 +110,7 @@ class Engine {
   EngineConfig config_;
   const TimeModel& time_model_;
   const SpsTable& sps_;
+  LiveSps* live_sps_ = nullptr;
   AcceptanceModel& acceptance_;
   VerificationPolicy& policy_;
   MetricsCollector& metrics_;

@@ -29,6 +29,7 @@ void print_summary(const nlohmann::ordered_json& s) {
               static_cast<long long>(c.at("decode_replicas").get<double>()));
   std::printf("drafter / policy  %s / %s\n", s.at("drafter").get<std::string>().c_str(),
               s.at("policy").get<std::string>().c_str());
+  std::printf("SPS belief        %s\n", s.at("sps_belief").get<std::string>().c_str());
   std::printf("requests          %lld completed of %lld (%lld never fit in KV)\n",
               static_cast<long long>(num("requests_completed")),
               static_cast<long long>(num("requests_total")),
@@ -110,6 +111,10 @@ void add_cluster_command(CLI::App& app) {
   cmd->add_option("--max-batch-tokens", o.max_batch_tokens, "per replica: per-step token budget")
       ->capture_default_str();
   cmd->add_option("--prefill", o.prefill, "chunked | separate (inside each replica)")
+      ->capture_default_str();
+  cmd->add_option("--sps", o.sps,
+                  "the scheduler's SPS belief: capture (as deployed engines profile it) | live "
+                  "(the time model at each step's requests) | reference (docs/sps-beliefs.md)")
       ->capture_default_str();
   cmd->add_option("--kv-capacity-tokens", o.kv_capacity_tokens,
                   "per replica: override the profile's KV capacity (0 = from the profile)");

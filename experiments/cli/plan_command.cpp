@@ -35,6 +35,10 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--max-batch-tokens", r.max_batch_tokens, "per-step token budget")
       ->capture_default_str();
   cmd->add_option("--prefill", r.prefill, "chunked | separate")->capture_default_str();
+  cmd->add_option("--sps", r.sps,
+                  "the scheduler's SPS belief: capture (as deployed engines profile it) | live "
+                  "(the time model at each step's requests) | reference (docs/sps-beliefs.md)")
+      ->capture_default_str();
   cmd->add_option("--kv-capacity-tokens", r.kv_capacity_tokens,
                   "override the profile's KV capacity (0 = from the profile)");
   cmd->add_option("--router", o->routers,

@@ -18,6 +18,7 @@ void print_summary(const nlohmann::ordered_json& s) {
   std::printf("profile           %s\n", s.at("profile_label").get<std::string>().c_str());
   std::printf("drafter / policy  %s / %s\n", s.at("drafter").get<std::string>().c_str(),
               s.at("policy").get<std::string>().c_str());
+  std::printf("SPS belief        %s\n", s.at("sps_belief").get<std::string>().c_str());
   std::printf("requests          %lld completed of %lld (%lld never fit in KV)\n",
               static_cast<long long>(num("requests_completed")),
               static_cast<long long>(num("requests_total")),
@@ -79,6 +80,10 @@ void add_run_command(CLI::App& app) {
   run->add_option("--max-batch-tokens", o.max_batch_tokens, "per-step token budget")
       ->capture_default_str();
   run->add_option("--prefill", o.prefill, "chunked | separate")->capture_default_str();
+  run->add_option("--sps", o.sps,
+                  "the scheduler's SPS belief: capture (as deployed engines profile it) | live "
+                  "(the time model at each step's requests) | reference (docs/sps-beliefs.md)")
+      ->capture_default_str();
   run->add_option("--kv-capacity-tokens", o.kv_capacity_tokens,
                   "override the profile's KV capacity (0 = from the profile)");
   run->add_option_function<double>(

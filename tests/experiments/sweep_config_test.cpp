@@ -156,3 +156,41 @@ TEST_CASE("the shard option i/N deals points round-robin and rejects malformed s
     CHECK_THROWS_AS(parse_shard_spec(bad), InputError);
   }
 }
+
+TEST_CASE("SPS beliefs: engine.sps for all systems, a system's own sps, both in the points") {
+  std::string text = kGood;
+  text.replace(
+      text.find("{\"drafter\": \"mtp1\", \"policies\": [\"static:k=1\"]}"),
+      std::string("{\"drafter\": \"mtp1\", \"policies\": [\"static:k=1\"]}").size(),
+      "{\"drafter\": \"mtp1\", \"policies\": [\"static:k=1\"]},\n"
+      "    {\"drafter\": \"dspark-7\", \"policies\": [\"static:k=3\"], \"sps\": \"live\"}");
+  text.replace(text.find("\"seeds\""), 0, "\"engine\": {\"sps\": \"reference\"},\n  ");
+  const SweepConfig c = parse_sweep_config(JsonFile::parse(text, "cfg.json"));
+  REQUIRE(c.systems.size() == 4);
+  CHECK(c.sps == "reference");
+  CHECK(c.systems[0].sps == "reference");
+  CHECK(c.systems[0].label() == "dspark-7 + static:k=3");
+  // Same drafter and policy, another belief: a distinct system, labelled by its belief.
+  CHECK(c.systems[3].sps == "live");
+  CHECK(c.systems[3].label() == "dspark-7 + static:k=3 (sps live)");
+  const auto points = expand_points(c);
+  CHECK(point_run_options(c, points.front()).sps == "reference");
+  CHECK(point_run_options(c, points.back()).sps == "live");
+  // The resolved form keeps both and parses back to itself.
+  const auto resolved = c.resolved();
+  const SweepConfig back = parse_sweep_config(JsonFile::from_json(resolved, "resolved.json"));
+  CHECK(back.resolved().dump() == resolved.dump());
+  CHECK(back.systems[3].label() == c.systems[3].label());
+  // Without engine.sps the default belief is capture.
+  CHECK(parse_sweep_config(JsonFile::parse(kGood, "cfg.json")).systems[0].sps == "capture");
+}
+
+TEST_CASE("an unknown SPS belief is refused at its line, in the engine and in a system") {
+  std::string text = kGood;
+  text.replace(text.find("\"seeds\""), 0, "\"engine\": {\"sps\": \"optimistic\"},\n  ");
+  text.replace(text.find("\"policies\": [\"static:k=1\"]"), 0, "\"sps\": \"Live\", ");
+  const std::string error = error_of(text);
+  CHECK_THAT(error, Catch::Contains("engine.sps is 'optimistic'; valid: capture, live, reference"));
+  CHECK_THAT(error, Catch::Contains("is 'Live'; valid: capture, live, reference"));
+  CHECK_THAT(error, Catch::Contains("cfg.json:"));
+}
