@@ -59,7 +59,9 @@ std::string run_sweep_point(const SweepConfig& config, const SweepPoint& point) 
 
   double at_q = 0;
   if (summary_has_q) {
-    const std::string key = "p" + format_number(q);
+    // Appended, not `"p" + ...`: GCC 12 warns falsely (-Wrestrict) on literal + temporary string.
+    std::string key = "p";
+    key += format_number(q);
     at_q = dist("tok_s_per_user", key.c_str());
   } else {
     RequestSamples samples;
