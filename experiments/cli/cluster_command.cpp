@@ -8,9 +8,8 @@
 #include <iostream>
 
 #include "experiments/cli/commands.hpp"
-#include "experiments/cluster_experiment.hpp"
-#include "policies/policy_registry.hpp"
-#include "sim/acceptance/acceptance_registry.hpp"
+#include "experiments/cli/run_options_binding.hpp"
+#include "experiments/run/cluster_experiment.hpp"
 #include "sim/cluster/router.hpp"
 
 namespace sparksim::cli {
@@ -84,38 +83,11 @@ void add_cluster_command(CLI::App& app) {
   cmd->add_option("--simgrid-cfg", c.simgrid_config,
                   "extra SimGrid option key:value (repeatable; may break the transfer formula)");
 
-  cmd->add_option("--trace", o.trace_path, "request trace (Azure CSV, Mooncake JSONL, native CSV)");
-  cmd->add_option("--trace-format", o.trace_format, "azure | mooncake | csv (default: detect)");
-  cmd->add_option("--domain", o.domain, "override the trace's domain: math | code | chat");
-  cmd->add_flag("--spread-buckets", o.spread_buckets,
-                "Mooncake: spread each 3 s timestamp bucket's arrivals uniformly (default off)");
-  cmd->add_option("--synthetic", o.synthetic, "synthetic traffic (see `sparksim run --help`)");
-  cmd->add_option("--closed-loop-users", o.closed_loop_users,
-                  "keep N requests in flight (lengths and duration_s from --synthetic)");
-  cmd->add_option("--think-time-s", o.think_time_s, "closed loop: mean exponential think time");
-  cmd->add_option("--rate-scale", o.rate_scale, "divide inter-arrival times by X");
-  cmd->add_option("--max-requests", o.max_requests, "keep only the first N trace rows");
-  cmd->add_option("--profile", o.profile_path, "profile JSON (every replica runs it)");
-  cmd->add_option("--drafter", o.drafter, "mtp1 | eagle3-G | dflash-G | dspark-G")
-      ->capture_default_str();
-  cmd->add_option("--policy", o.policy, "verification policy spec ('--policy help' lists them)")
-      ->capture_default_str();
-  cmd->add_option("--acceptance", o.acceptance, "acceptance model spec ('help' lists them)")
-      ->capture_default_str();
-  cmd->add_option("--acceptance-log", o.acceptance_log,
-                  "replay an acceptance log (ours, or Spec-Bench JSONL) per request and step");
-  cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
-  cmd->add_option("--max-running", o.max_running, "per replica: max concurrent requests in KV")
-      ->capture_default_str();
-  cmd->add_option("--max-batch-tokens", o.max_batch_tokens, "per replica: per-step token budget")
-      ->capture_default_str();
-  cmd->add_option("--prefill", o.prefill, "chunked | separate (inside each replica)")
-      ->capture_default_str();
-  cmd->add_option("--kv-capacity-tokens", o.kv_capacity_tokens,
-                  "per replica: override the profile's KV capacity (0 = from the profile)");
-  cmd->add_option_function<double>(
-      "--host-overhead-us", [&o](double us) { o.host_overhead_us = us; },
-      "host scheduling overhead per step paid by synchronous policies (default: the profile's)");
+  add_workload_options(*cmd, o, ClosedLoop::kAllowed);
+  add_profile_option(*cmd, o, "profile JSON (every replica runs it)");
+  add_system_options(*cmd, o);
+  add_acceptance_options(*cmd, o);
+  add_engine_options(*cmd, o);
   cmd->add_option("--out", o.out_dir, "output directory");
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
@@ -124,14 +96,7 @@ void add_cluster_command(CLI::App& app) {
       std::cout << describe_routers();
       return;
     }
-    if (options->run.policy == "help") {
-      std::cout << describe_policies();
-      return;
-    }
-    if (options->run.acceptance == "help") {
-      std::cout << describe_acceptance_models();
-      return;
-    }
+    if (print_requested_help(options->run)) return;
     const auto summary = cluster_to_directory(*options);
     if (!*quiet) {
       print_summary(summary);

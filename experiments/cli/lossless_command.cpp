@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "experiments/cli/commands.hpp"
-#include "experiments/lossless_validator.hpp"
+#include "experiments/lossless/lossless_validator.hpp"
 #include "policies/policy_registry.hpp"
 
 namespace sparksim::cli {

@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "experiments/run_experiment.hpp"
+#include "experiments/run/run_experiment.hpp"
 #include "tests/experiments/cli_harness.hpp"
 
 using namespace sparksim;
