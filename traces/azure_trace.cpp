@@ -103,19 +103,14 @@ Trace load_azure_trace(const std::string& path, std::string_view text,
     trace.requests.push_back(request);
   }
 
-  if (report.rows_clipped > 0) {
-    report.notes.push_back(std::to_string(report.rows_clipped) +
-                           " rows had GeneratedTokens 0; clipped to 1 (a request must produce a "
-                           "token to be simulated)");
-  }
-  if (empty_lines > 0) report.notes.push_back(std::to_string(empty_lines) + " empty lines ignored");
+  LoaderNotes loader{empty_lines, "GeneratedTokens", {}};
   if (!trace.requests.empty()) {
-    report.notes.push_back("arrivals measured from the first row's TIMESTAMP " + first_timestamp +
+    loader.notes.push_back("arrivals measured from the first row's TIMESTAMP " + first_timestamp +
                            " (naive wall clock, no time zone)");
   }
-  report.notes.push_back("domain '" + std::string(domain_name(domain)) +
+  loader.notes.push_back("domain '" + std::string(domain_name(domain)) +
                          "' given to every request (" + domain_why + ")");
-  finalize_loaded_trace(trace);
+  finalize_loaded_trace(trace, loader);
   return trace;
 }
 

@@ -138,16 +138,11 @@ Trace load_mooncake_trace(const std::string& path, std::string_view text,
     trace.requests.push_back(request);
   }
 
-  if (report.rows_clipped > 0) {
-    report.notes.push_back(std::to_string(report.rows_clipped) +
-                           " rows had output_length 0; clipped to 1 (a request must produce a "
-                           "token to be simulated)");
-  }
-  if (empty_lines > 0) report.notes.push_back(std::to_string(empty_lines) + " empty lines ignored");
-  report.notes.push_back("domain '" + std::string(domain_name(domain)) +
+  LoaderNotes loader{empty_lines, "output_length", {}};
+  loader.notes.push_back("domain '" + std::string(domain_name(domain)) +
                          "' given to every request (" +
                          (options.domain ? "domain option" : "Mooncake conversation trace") + ")");
-  finalize_loaded_trace(trace);
+  finalize_loaded_trace(trace, loader);
   if (options.spread_buckets) {
     spread_timestamp_buckets(trace, kMooncakeBucketWidth);
   } else {
