@@ -14,6 +14,7 @@
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/staged_directory.hpp"
+#include "common/text_file.hpp"
 #include "common/version.hpp"
 #include "experiments/report/csv_table.hpp"
 #include "experiments/run/parallel_runner.hpp"
@@ -101,12 +102,6 @@ const std::vector<double>& samples_of(const RequestSamples& s, SloTerm::Metric m
       return s.tok_s_per_user;
   }
   return s.ttft_ms;
-}
-
-void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  if (!f) throw std::runtime_error("failed writing " + path.string());
 }
 
 // Splits "drafter+policy"; a bare policy takes the default drafter.
@@ -428,9 +423,9 @@ PlanResult run_plan(const PlanOptions& o) {
   std::string out_dir = std::filesystem::path(o.out_dir).lexically_normal().string();
   while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();
   StagedDirectory dir(out_dir);
-  write_text(dir.file("plan.csv"), plan_csv);
-  write_text(dir.file("search.csv"), search_csv);
-  write_text(dir.file("config.json"), format_json(config));
+  write_file_bytes(dir.file("plan.csv"), plan_csv);
+  write_file_bytes(dir.file("search.csv"), search_csv);
+  write_file_bytes(dir.file("config.json"), format_json(config));
   dir.commit();
   return result;
 }

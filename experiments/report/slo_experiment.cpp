@@ -8,6 +8,7 @@
 
 #include "common/input_error.hpp"
 #include "common/staged_directory.hpp"
+#include "common/text_file.hpp"
 #include "experiments/report/sweep_report.hpp"
 #include "experiments/run/parallel_runner.hpp"
 #include "experiments/run/problem_list.hpp"
@@ -18,20 +19,6 @@ namespace sparksim {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 0, "cannot open");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  if (!f) throw std::runtime_error("failed writing " + path.string());
-}
 
 }  // namespace
 
@@ -58,9 +45,9 @@ SloResult run_slo(const SloOptions& o) {
   } else if (!o.points_dir.empty()) {
     problems.check([&] {
       const fs::path dir(o.points_dir);
-      sweep_json = read_text(dir / "sweep.json");
+      sweep_json = read_file_bytes(dir / "sweep.json");
       r.config = parse_sweep_json(sweep_json, (dir / "sweep.json").string());
-      points_csv = read_text(dir / "points.csv");
+      points_csv = read_file_bytes(dir / "points.csv");
     });
   }
   problems.throw_if_any();
@@ -104,10 +91,10 @@ SloResult run_slo(const SloOptions& o) {
   std::string out_dir = fs::path(o.out_dir).lexically_normal().string();
   while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();
   StagedDirectory dir(out_dir);
-  write_text(dir.file("sweep.json"), sweep_json);
-  write_text(dir.file("points.csv"), points_csv);
-  write_text(dir.file("aggregates.csv"), aggregates_csv(r.config, r.analysis));
-  write_text(dir.file("slo.csv"), tiers_csv(r.config, r.analysis, r.outcomes, r.metric));
+  write_file_bytes(dir.file("sweep.json"), sweep_json);
+  write_file_bytes(dir.file("points.csv"), points_csv);
+  write_file_bytes(dir.file("aggregates.csv"), aggregates_csv(r.config, r.analysis));
+  write_file_bytes(dir.file("slo.csv"), tiers_csv(r.config, r.analysis, r.outcomes, r.metric));
   dir.commit();
   return r;
 }

@@ -2,11 +2,10 @@
 // report.css), no network, so the one file can be mailed or archived.
 #include "experiments/report/sweep_html.hpp"
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "common/base64.hpp"
+#include "common/text_file.hpp"
 #include "experiments/report/report_css.hpp"  // generated from report.css (CMakeLists.txt)
 #include "experiments/report/report_format.hpp"
 #include "experiments/report/sweep_report.hpp"
@@ -23,14 +22,6 @@ using report::load_text;
 using report::speed_description;
 using report::tier_rows;
 using report::with_ci;
-
-std::string read_binary(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string html_escape(const std::string& s) {
   std::string out;
@@ -71,15 +62,7 @@ std::string html_table(const std::vector<std::string>& header,
 
 std::string image_tag(const std::filesystem::path& dir, const std::string& stem,
                       const std::string& alt) {
-  const std::string png = read_binary(dir / (stem + ".png"));
-  return "<figure><img src=\"data:image/png;base64," + base64(png) + "\" alt=\"" +
-         html_escape(alt) + "\" width=\"1100\" height=\"720\"><figcaption>" + html_escape(alt) +
-         " (<a href=\"" + stem + ".svg\">" + stem + ".svg</a>)</figcaption></figure>\n";
-}
-
-std::string image_tag(const std::filesystem::path& dir, const std::string& stem,
-                      const std::string& alt) {
-  const std::string png = read_binary(dir / (stem + ".png"));
+  const std::string png = read_file_bytes(dir / (stem + ".png"));
   return "<figure><img src=\"data:image/png;base64," + base64(png) + "\" alt=\"" +
          html_escape(alt) + "\" width=\"1100\" height=\"720\"><figcaption>" + html_escape(alt) +
          " (<a href=\"" + stem + ".svg\">" + stem + ".svg</a>)</figcaption></figure>\n";

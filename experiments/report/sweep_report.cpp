@@ -6,22 +6,13 @@
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
+#include "common/text_file.hpp"
 #include "common/version.hpp"
 #include "experiments/report/gnuplot.hpp"
 #include "experiments/report/sweep_html.hpp"
 #include "experiments/report/sweep_plots.hpp"
 
 namespace sparksim {
-
-namespace {
-
-void write_binary(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  if (!f) throw std::runtime_error("failed writing " + path.string());
-}
-
-}  // namespace
 
 std::string speed_metric_name(const SweepConfig& c, SpeedMetric m) {
   return m == SpeedMetric::kP50 ? "p50" : "p" + format_number(c.percentile);
@@ -59,19 +50,20 @@ void write_sweep_outputs(const SweepConfig& config, const std::string& sweep_jso
   const auto points = parse_points_csv(points_csv, (dir / "points.csv").string());
   const SweepAnalysis analysis = analyze_sweep(config, points);
   const auto provenance = nlohmann::json::parse(sweep_json);
-  write_binary(dir / "sweep.json", sweep_json);
-  write_binary(dir / "points.csv", points_csv);
-  write_binary(dir / "aggregates.csv", aggregates_csv(config, analysis));
-  write_binary(dir / "frontier.csv", frontier_csv(config, analysis));
+  write_file_bytes(dir / "sweep.json", sweep_json);
+  write_file_bytes(dir / "points.csv", points_csv);
+  write_file_bytes(dir / "aggregates.csv", aggregates_csv(config, analysis));
+  write_file_bytes(dir / "frontier.csv", frontier_csv(config, analysis));
   if (plots) {
     std::filesystem::create_directories(dir / "gnuplot");
-    write_binary(dir / "gnuplot" / "plots.gp", sweep_gnuplot_script(config, analysis));
+    write_file_bytes(dir / "gnuplot" / "plots.gp", sweep_gnuplot_script(config, analysis));
     run_gnuplot(dir, "gnuplot/plots.gp");
   }
-  write_binary(dir / "report.html",
-               sweep_report_html(config, analysis, dir, plots,
-                                 provenance.value("sparksim_version", std::string("?")) + " (" +
-                                     provenance.value("sparksim_git_sha", std::string("?")) + ")"));
+  write_file_bytes(
+      dir / "report.html",
+      sweep_report_html(config, analysis, dir, plots,
+                        provenance.value("sparksim_version", std::string("?")) + " (" +
+                            provenance.value("sparksim_git_sha", std::string("?")) + ")"));
 }
 
 }  // namespace sparksim

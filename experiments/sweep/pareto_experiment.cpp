@@ -13,12 +13,13 @@
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/staged_directory.hpp"
+#include "common/text_file.hpp"
 #include "experiments/report/gnuplot.hpp"
+#include "experiments/report/sweep_report.hpp"
 #include "experiments/run/parallel_runner.hpp"
 #include "experiments/run/problem_list.hpp"
 #include "experiments/sweep/progress_meter.hpp"
 #include "experiments/sweep/sweep_points.hpp"
-#include "experiments/report/sweep_report.hpp"
 
 namespace sparksim {
 
@@ -27,20 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kShardSchema = "sparksim.sweep-shard/1";
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 0, "cannot open");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  if (!f) throw std::runtime_error("failed writing " + path.string());
-}
 
 // "out/demo/" and "out/demo" name the same directory (StagedDirectory wants no trailing slash).
 std::string normalise_dir(const std::string& dir) {
@@ -107,15 +94,15 @@ SweepRunResult run_pareto(const ParetoOptions& o) {
   StagedDirectory dir(result.out_dir);
   const std::string sweep_json = sweep_json_text(config);
   if (shard) {
-    write_text(dir.file("sweep.json"), sweep_json);
-    write_text(dir.file("points.csv"), points_csv);
+    write_file_bytes(dir.file("sweep.json"), sweep_json);
+    write_file_bytes(dir.file("points.csv"), points_csv);
     nlohmann::ordered_json j;
     j["schema"] = kShardSchema;
     j["shard"] = shard->index;
     j["shards"] = shard->count;
     j["points"] = points.size();
     j["sweep_points"] = config.point_count();
-    write_text(dir.file("shard.json"), format_json(j));
+    write_file_bytes(dir.file("shard.json"), format_json(j));
   } else {
     write_sweep_outputs(config, sweep_json, points_csv, dir.path(), o.plots);
   }
@@ -157,8 +144,8 @@ MergeResult merge_sweep_shards(const std::vector<std::string>& shard_dirs,
       s.count = meta.get_int(Pointer("/shards"), 1, 100000);
       s.index = meta.get_int(Pointer("/shard"), 1, s.count);
       s.points = meta.get_int(Pointer("/points"), 0, std::numeric_limits<std::int64_t>::max());
-      s.sweep_json = read_text(dir / "sweep.json");
-      s.rows = parse_points_csv(read_text(dir / "points.csv"), (dir / "points.csv").string());
+      s.sweep_json = read_file_bytes(dir / "sweep.json");
+      s.rows = parse_points_csv(read_file_bytes(dir / "points.csv"), (dir / "points.csv").string());
       if (static_cast<std::int64_t>(s.rows.size()) != s.points) {
         throw InputError((dir / "points.csv").string(), 0,
                          "holds " + std::to_string(s.rows.size()) + " points; shard.json says " +
