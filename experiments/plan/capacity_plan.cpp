@@ -265,21 +265,10 @@ PlanResult run_plan(const PlanOptions& o) {
       if (!seen.insert(label).second) problems.add("--policies: '" + entry + "' is given twice");
     } catch (const InputError& e) {
       // prepare_run lists one problem per line; keep those that are about this entry once.
-      std::string all = e.what();
-      std::size_t pos = 0;
-      while (pos <= all.size()) {
-        auto end = all.find('\n', pos);
-        if (end == std::string::npos) end = all.size();
-        std::string line = all.substr(pos, end - pos);
-        if (line.rfind("error: ", 0) == 0) line = line.substr(7);
+      for (const std::string& line : problem_lines(e)) {
         const bool entry_specific =
             line.rfind("--policy", 0) == 0 || line.rfind("--drafter", 0) == 0;
-        const std::string message = entry_specific ? "--policies '" + entry + "': " + line : line;
-        if (!line.empty() && std::find(problems.messages().begin(), problems.messages().end(),
-                                       message) == problems.messages().end()) {
-          problems.add(message);
-        }
-        pos = end + 1;
+        problems.add(entry_specific ? "--policies '" + entry + "': " + line : line);
       }
     }
   }

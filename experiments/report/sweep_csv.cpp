@@ -13,9 +13,7 @@ namespace sparksim {
 
 namespace {
 
-using report::frontier_metrics;
-using report::load_text;
-using report::tier_rows;
+using namespace report;  // the formatting every sweep output shares
 
 void ci_cells(CsvRow& r, const SeedStats& s) {
   r.fixed(s.mean, report::kCsvDigits);

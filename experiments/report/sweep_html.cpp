@@ -14,14 +14,7 @@ namespace sparksim {
 
 namespace {
 
-using report::fixed_text;
-using report::frontier_file_stem;
-using report::frontier_metrics;
-using report::load_axis_name;
-using report::load_text;
-using report::speed_description;
-using report::tier_rows;
-using report::with_ci;
+using namespace report;  // the formatting every sweep output shares
 
 std::string html_escape(const std::string& s) {
   std::string out;

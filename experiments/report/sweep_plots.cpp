@@ -13,12 +13,7 @@ namespace sparksim {
 
 namespace {
 
-using report::fixed_text;
-using report::frontier_file_stem;
-using report::frontier_metrics;
-using report::load_axis_name;
-using report::load_text;
-using report::speed_description;
+using namespace report;  // the formatting every sweep output shares
 
 // Distinct, colour-blind-friendly line colours (Okabe-Ito first, then Tableau); systems beyond
 // them cycle with a different dash pattern.

@@ -47,6 +47,24 @@ class ProblemList {
   std::vector<std::string> messages_;
 };
 
+// The problems of an InputError that ProblemList::throw_if_any (or one check) made: one per line,
+// without the "error: " prefix, empty lines dropped. For a caller that re-reports another
+// driver's problems in its own terms (prepare_run's, at a config file's line).
+inline std::vector<std::string> problem_lines(const InputError& e) {
+  std::vector<std::string> lines;
+  const std::string all = e.what();
+  std::size_t pos = 0;
+  while (pos <= all.size()) {
+    auto end = all.find('\n', pos);
+    if (end == std::string::npos) end = all.size();
+    std::string line = all.substr(pos, end - pos);
+    if (line.rfind("error: ", 0) == 0) line = line.substr(7);
+    if (!line.empty()) lines.push_back(std::move(line));
+    pos = end + 1;
+  }
+  return lines;
+}
+
 // Drops a leading `--flag: ` from a message made for the command line, so that the same check can
 // be reported at a config file's line instead ("--policy: unknown policy 'x'" → "unknown ...").
 inline std::string strip_flag_prefix(const std::string& message) {

@@ -251,40 +251,13 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
       acceptance->reproduces().empty() ? setup.acceptance_spec.text() : acceptance->reproduces();
   s["acceptance_notes"] = acceptance->notes();
   s["seed"] = o.seed;
-  s["requests_total"] = out.stats.requests_submitted;
-  s["requests_completed"] = c.requests_completed;
-  s["requests_rejected_kv"] = out.stats.requests_rejected_kv;
-  s["output_tokens"] = c.output_tokens;
-  s["sim_duration_s"] = duration_s;
-  s["throughput_tok_s"] = per(static_cast<double>(c.output_tokens), duration_s);
-  s["throughput_tok_s_per_gpu"] =
-      per(static_cast<double>(c.output_tokens), duration_s) / setup.gpus;
-  s["gpus"] = setup.gpus;
-  s["request_throughput_req_s"] = per(static_cast<double>(c.requests_completed), duration_s);
-  s["ttft_ms"] = to_json(metrics.ttft_ms());
-  s["tpot_ms"] = to_json(metrics.tpot_ms());
-  s["e2e_s"] = to_json(metrics.e2e_s());
-  s["tok_s_per_user"] = to_json(metrics.tok_s_per_user());
-  s["queue_ms"] = to_json(metrics.queue_ms());
-  s["itl_step_ms"] = to_json(metrics.itl_step_ms());
-  s["itl_token_ms"] = to_json(metrics.itl_token_ms());
-  s["itl_percentile_relative_error"] = metrics.itl_relative_error();
-  // 0: TTFT ... queue percentiles exact; else their bound (past 2^20 requests, bounded memory).
-  s["request_percentile_relative_error"] = metrics.request_percentile_relative_error();
-  s["tpot_excluded_single_token_requests"] = c.single_token_requests;
-  s["tau_mean"] =
-      per(static_cast<double>(c.decode_committed), static_cast<double>(c.request_steps));
-  s["verify_tokens_per_request_step_mean"] =
-      per(static_cast<double>(c.verify_tokens), static_cast<double>(c.request_steps));
-  s["rejected_draft_frac"] = per(static_cast<double>(c.drafts_verified - c.drafts_accepted),
-                                 static_cast<double>(c.drafts_verified));
-  s["steps"] = c.steps;
-  s["prefill_lane_steps"] = c.prefill_lane_steps;
-  s["request_steps"] = c.request_steps;
-  s["prefill_tokens"] = c.prefill_tokens;
-  s["preemptions"] = c.preemptions;
-  s["kv_capacity_tokens"] = setup.engine.kv_capacity_tokens;
-  s["kv_peak_reserved_tokens"] = c.kv_peak_reserved;
+  MetricsTotals totals = totals_of(metrics);
+  totals.requests_total = out.stats.requests_submitted;
+  totals.requests_rejected_kv = out.stats.requests_rejected_kv;
+  totals.end_time = out.stats.end_time;
+  totals.gpus = setup.gpus;
+  totals.kv_capacity_tokens = setup.engine.kv_capacity_tokens;
+  put_metrics(s, totals);
   s["sim_wall_s"] = wall_s;
   s["request_steps_per_wall_s"] = per(static_cast<double>(c.request_steps), wall_s);
   s["speedup_vs_simulated_time"] = per(duration_s, wall_s);

@@ -422,18 +422,11 @@ SweepConfig load_sweep_config(const std::string& path) {
       if (s == 0) c.profile_label = setup.profile.label();
     } catch (const InputError& e) {
       // prepare_run lists its problems one per line; report each once, at the config.
-      std::string all = e.what();
-      std::size_t pos = 0;
-      while (pos <= all.size()) {
-        auto end = all.find('\n', pos);
-        if (end == std::string::npos) end = all.size();
-        std::string line = all.substr(pos, end - pos);
-        if (line.rfind("error: ", 0) == 0) line = line.substr(7);
-        if (!line.empty() && seen_messages.insert(line).second) {
+      for (const std::string& line : problem_lines(e)) {
+        if (seen_messages.insert(line).second) {
           problems.add(
               InputError(f.path(), 0, "preparing " + c.systems[s].label() + ": " + line).what());
         }
-        pos = end + 1;
       }
     }
   }
