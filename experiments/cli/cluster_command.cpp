@@ -9,6 +9,7 @@
 
 #include "experiments/cli/commands.hpp"
 #include "experiments/cli/run_options_binding.hpp"
+#include "experiments/cli/summary_lines.hpp"
 #include "experiments/run/cluster_experiment.hpp"
 #include "sim/cluster/router.hpp"
 
@@ -18,7 +19,6 @@ namespace {
 
 void print_summary(const nlohmann::ordered_json& s) {
   const auto num = [&](const char* key) { return s.at(key).get<double>(); };
-  const auto p50 = [&](const char* key) { return s.at(key).at("p50").get<double>(); };
   const auto& c = s.at("cluster");
   std::printf("profile           %s\n", s.at("profile_label").get<std::string>().c_str());
   std::printf("cluster           %s\n", c.at("topology").get<std::string>().c_str());
@@ -28,17 +28,12 @@ void print_summary(const nlohmann::ordered_json& s) {
               static_cast<long long>(c.at("decode_replicas").get<double>()));
   std::printf("drafter / policy  %s / %s\n", s.at("drafter").get<std::string>().c_str(),
               s.at("policy").get<std::string>().c_str());
-  std::printf("requests          %lld completed of %lld (%lld never fit in KV)\n",
-              static_cast<long long>(num("requests_completed")),
-              static_cast<long long>(num("requests_total")),
-              static_cast<long long>(num("requests_rejected_kv")));
-  std::printf("simulated         %.1f s, %lld steps, %lld request-steps\n", num("sim_duration_s"),
-              static_cast<long long>(num("steps")), static_cast<long long>(num("request_steps")));
+  print_requests_line(s);
+  print_simulated_line(s);
   std::printf("throughput        %.1f tok/s (%.1f tok/s/GPU on %lld GPUs), %.2f req/s\n",
               num("throughput_tok_s"), num("throughput_tok_s_per_gpu"),
               static_cast<long long>(num("gpus")), num("request_throughput_req_s"));
-  std::printf("per user (p50)    %.1f tok/s, TPOT %.2f ms, TTFT %.1f ms, E2E %.2f s\n",
-              p50("tok_s_per_user"), p50("tpot_ms"), p50("ttft_ms"), p50("e2e_s"));
+  print_per_user_line(s);
   if (c.at("kv_transfers").get<double>() > 0) {
     std::printf("KV transfers      %lld, %.3f GB, p50 %.3f ms, p99 %.3f ms\n",
                 static_cast<long long>(c.at("kv_transfers").get<double>()),
@@ -46,9 +41,7 @@ void print_summary(const nlohmann::ordered_json& s) {
                 c.at("kv_transfer_ms").at("p50").get<double>(),
                 c.at("kv_transfer_ms").at("p99").get<double>());
   }
-  std::printf("wall              %.3f s (%.2f M request-steps/s, %.0fx simulated time)\n",
-              num("sim_wall_s"), num("request_steps_per_wall_s") / 1e6,
-              num("speedup_vs_simulated_time"));
+  print_wall_line(s);
 }
 
 }  // namespace

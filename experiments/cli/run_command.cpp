@@ -4,6 +4,7 @@
 
 #include "experiments/cli/commands.hpp"
 #include "experiments/cli/run_options_binding.hpp"
+#include "experiments/cli/summary_lines.hpp"
 #include "experiments/run/run_experiment.hpp"
 
 namespace sparksim::cli {
@@ -12,21 +13,15 @@ namespace {
 
 void print_summary(const nlohmann::ordered_json& s) {
   const auto num = [&](const char* key) { return s.at(key).get<double>(); };
-  const auto p50 = [&](const char* key) { return s.at(key).at("p50").get<double>(); };
   std::printf("profile           %s\n", s.at("profile_label").get<std::string>().c_str());
   std::printf("drafter / policy  %s / %s\n", s.at("drafter").get<std::string>().c_str(),
               s.at("policy").get<std::string>().c_str());
-  std::printf("requests          %lld completed of %lld (%lld never fit in KV)\n",
-              static_cast<long long>(num("requests_completed")),
-              static_cast<long long>(num("requests_total")),
-              static_cast<long long>(num("requests_rejected_kv")));
-  std::printf("simulated         %.1f s, %lld steps, %lld request-steps\n", num("sim_duration_s"),
-              static_cast<long long>(num("steps")), static_cast<long long>(num("request_steps")));
+  print_requests_line(s);
+  print_simulated_line(s);
   std::printf("throughput        %.1f tok/s (%.1f tok/s/GPU), %.2f req/s\n",
               num("throughput_tok_s"), num("throughput_tok_s_per_gpu"),
               num("request_throughput_req_s"));
-  std::printf("per user (p50)    %.1f tok/s, TPOT %.2f ms, TTFT %.1f ms, E2E %.2f s\n",
-              p50("tok_s_per_user"), p50("tpot_ms"), p50("ttft_ms"), p50("e2e_s"));
+  print_per_user_line(s);
   std::printf(
       "speculation       tau %.3f, verify budget %.3f tok/req-step, %.1f%% drafts rejected\n",
       num("tau_mean"), num("verify_tokens_per_request_step_mean"),
@@ -35,9 +30,7 @@ void print_summary(const nlohmann::ordered_json& s) {
               static_cast<long long>(num("preemptions")),
               static_cast<long long>(num("kv_peak_reserved_tokens")),
               static_cast<long long>(num("kv_capacity_tokens")));
-  std::printf("wall              %.3f s (%.2f M request-steps/s, %.0fx simulated time)\n",
-              num("sim_wall_s"), num("request_steps_per_wall_s") / 1e6,
-              num("speedup_vs_simulated_time"));
+  print_wall_line(s);
 }
 
 }  // namespace

@@ -15,7 +15,11 @@
 namespace sparksim {
 
 std::string speed_metric_name(const SweepConfig& c, SpeedMetric m) {
-  return m == SpeedMetric::kP50 ? "p50" : "p" + format_number(c.percentile);
+  if (m == SpeedMetric::kP50) return "p50";
+  // Appended, not `"p" + ...`: GCC 12 warns falsely (-Wrestrict) on literal + temporary string.
+  std::string name = "p";
+  name += format_number(c.percentile);
+  return name;
 }
 
 std::string sweep_json_text(const SweepConfig& c) {

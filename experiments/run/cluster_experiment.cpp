@@ -14,6 +14,7 @@
 #include "common/csv_row.hpp"
 #include "common/input_error.hpp"
 #include "common/staged_directory.hpp"
+#include "common/text_file.hpp"
 #include "common/version.hpp"
 #include "experiments/run/problem_list.hpp"
 #include "experiments/run/summary_json.hpp"
@@ -410,9 +411,7 @@ nlohmann::ordered_json cluster_to_directory(const ClusterOptions& options) {
     if (!requests) throw std::runtime_error("failed writing requests.csv");
   }
   const auto write = [&](const std::string& name, const std::string& text) {
-    std::ofstream f(dir.file(name), std::ios::binary);
-    f << text;
-    if (!f) throw std::runtime_error("failed writing " + name);
+    write_file_bytes(dir.file(name), text);
   };
   write("summary.json", outcome.summary.dump(2) + "\n");
   write("config.json", outcome.config.dump(2) + "\n");
