@@ -148,8 +148,10 @@ TEST_CASE("round-robin over 3 replicas equals 3 runs on the round-robin split of
   for (int k = 0; k < 3; ++k) {
     const auto share = dir / ("share" + std::to_string(k) + ".csv");
     std::ofstream(share) << shares[k];
-    const auto out = dir / ("r" + std::to_string(k));
-    // Appended, not `"run --trace " + share.string()`: GCC 12 warns falsely (-Wrestrict) there.
+    // Appended, not `"r" + std::to_string(k)` and `"run --trace " + share.string()`: GCC 12 warns
+    // falsely (-Wrestrict) on a literal + a temporary string here.
+    auto out = dir / "r";
+    out += std::to_string(k);
     std::string args = "run --trace ";
     args += share.string();
     args += common;

@@ -50,7 +50,8 @@ TEST_CASE("the Qwen3 shape table matches model_shapes.json", "[kernels][shapes]"
 TEST_CASE("every qwen3 target of model_shapes.json has a kernel shape, smallest first",
           "[kernels][shapes]") {
   std::vector<std::string> in_file;
-  for (const auto& [name, row] : shapes_file().at("targets").items()) {
+  const nlohmann::json file = shapes_file();  // kept alive: the loop iterates into it
+  for (const auto& [name, row] : file.at("targets").items()) {
     if (name.rfind("qwen3-", 0) == 0) in_file.push_back(name);
   }
   std::vector<std::string> in_table = qwen3_shape_names();
