@@ -95,13 +95,8 @@ Trace load_mooncake_trace(const std::string& path, std::string_view text,
   constexpr std::int64_t kMaxTimestampMs = kMaxSimTime / 1'000'000;
   LineCursor cursor(text);
   std::string_view line;
-  std::int64_t empty_lines = 0;
-  while (cursor.next(line)) {
+  while (cursor.next_row(line)) {
     const std::int64_t n = cursor.line_number();
-    if (line.empty()) {
-      ++empty_lines;
-      continue;
-    }
     ++report.rows_read;
     nlohmann::json row;
     try {
@@ -130,15 +125,12 @@ Trace load_mooncake_trace(const std::string& path, std::string_view text,
     check_token_count(request.prompt_tokens, "input_length", 1, path, n);
     request.output_tokens = integer_field(row, "output_length", path, n);
     check_token_count(request.output_tokens, "output_length", 0, path, n);
-    if (request.output_tokens == 0) {
-      request.output_tokens = 1;
-      ++report.rows_clipped;
-    }
+    clip_zero_output(request, report);
     request.domain = domain;
     trace.requests.push_back(request);
   }
 
-  LoaderNotes loader{empty_lines, "output_length", {}};
+  LoaderNotes loader{cursor.empty_lines(), "output_length", {}};
   loader.notes.push_back("domain '" + std::string(domain_name(domain)) +
                          "' given to every request (" +
                          (options.domain ? "domain option" : "Mooncake conversation trace") + ")");

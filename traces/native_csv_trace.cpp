@@ -38,13 +38,8 @@ Trace load_native_csv_trace(const std::string& path, std::string_view text,
 
   trace.requests.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   std::vector<std::string_view> fields;
-  std::int64_t empty_lines = 0;
-  while (cursor.next(line)) {
+  while (cursor.next_row(line)) {
     const std::int64_t n = cursor.line_number();
-    if (line.empty()) {
-      ++empty_lines;
-      continue;
-    }
     ++report.rows_read;
     split_fields(line, ',', fields);
     if (fields.size() != column_count) {
@@ -66,7 +61,7 @@ Trace load_native_csv_trace(const std::string& path, std::string_view text,
     trace.requests.push_back(request);
   }
 
-  LoaderNotes loader{empty_lines, "", {}};
+  LoaderNotes loader{cursor.empty_lines(), "", {}};
   if (options.domain && has_domain_column) {
     loader.notes.push_back("domain column replaced by '" +
                            std::string(domain_name(*options.domain)) +

@@ -32,6 +32,14 @@ bool LineCursor::next(std::string_view& line) {
   return true;
 }
 
+bool LineCursor::next_row(std::string_view& line) {
+  while (next(line)) {
+    if (!line.empty()) return true;
+    ++empty_lines_;
+  }
+  return false;
+}
+
 void split_fields(std::string_view line, char separator, std::vector<std::string_view>& fields) {
   fields.clear();
   std::size_t start = 0;

@@ -28,6 +28,13 @@ std::string format_seconds(SimTime t) {
   return text.append(" s");
 }
 
+void clip_zero_output(RequestSpec& request, LoadReport& report) {
+  if (request.output_tokens == 0) {
+    request.output_tokens = 1;
+    ++report.rows_clipped;
+  }
+}
+
 void finalize_loaded_trace(Trace& trace, const LoaderNotes& loader) {
   auto& requests = trace.requests;
   LoadReport& report = trace.report;

@@ -23,6 +23,10 @@ struct LoaderNotes {
   std::vector<std::string> notes;  // the loader's own notes, recorded after those two
 };
 
+// A row with output length 0 becomes 1 (a request must produce a token to be simulated), counted
+// in the report's rows_clipped for finalize_loaded_trace's note.
+void clip_zero_output(RequestSpec& request, LoadReport& report);
+
 // Records the loader's notes (clipped rows, empty lines, then its own), then stable-sorts by
 // arrival (ties keep file order) and records rows_sorted with a note; shifts
 // arrivals so the earliest is 0 (noting any non-zero shift); sets rows_kept. Throws
