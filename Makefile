@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 SPARKSIM := $(BUILD)/sparksim
 DEMO_OUT ?= out/demo
 
-.PHONY: deps configure build demo demo-run test test-fast test-sanitize test-slurm fuzz-build fuzz format format-check tidy bench clean
+.PHONY: deps configure build cli demo demo-run test test-fast test-sanitize test-slurm fuzz-build fuzz format format-check tidy bench clean
 
 deps:
 	@./scripts/install_deps.sh
@@ -15,16 +15,20 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# Only the `sparksim` executable and the libraries it links: what the demos need, without the tests.
+cli: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target sparksim
+
 # The main experiment (README "Quick start"): experiments/configs/dspark_vs_mtp1.json, DSpark
 # (async-topk, greedy) against MTP-1 and full-block verification on the Azure conversation trace,
 # an H100 / Qwen3-8B profile (analytic until measured profiles land); a sweep of 96 simulations on
 # every core, ending with the path of the self-contained HTML report.
-demo: build
+demo: cli
 	$(SPARKSIM) pareto --config experiments/configs/dspark_vs_mtp1.json --out $(DEMO_OUT)
 	@echo "open $(DEMO_OUT)/report.html in a browser (one self-contained file)"
 
 # One simulation of the same trace: dspark-7 verifying 3 of its 7 drafts per step.
-demo-run: build
+demo-run: cli
 	$(SPARKSIM) run --trace traces/azure_conv_2023.csv \
 	  --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --policy static:k=3 \
 	  --seed 1 --out $(DEMO_OUT)-run

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/run_experiment.hpp"
+#include "experiments/run/run_experiment.hpp"
 #include "policies/admission_search.hpp"
 #include "policies/candidate_merge.hpp"
 #include "policies/greedy_policy.hpp"

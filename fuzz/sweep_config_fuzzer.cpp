@@ -1,6 +1,6 @@
 // libFuzzer harness: the experiment (sweep) config JSON, parsed and expanded into points.
 #include "common/json_file.hpp"
-#include "experiments/sweep_config.hpp"
+#include "experiments/sweep/sweep_config.hpp"
 #include "fuzz/fuzz_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,7 +1,11 @@
-// The Qwen3 and DSpark shape tables (copied from profiles/model_shapes.json, checked by a test).
+// The Qwen3 and DSpark shapes: the rows of profiles/model_shapes.json, compiled in by
+// cmake/model_shapes.cmake (kernels/ builds without a JSON library), plus the tiny test shapes.
 #include "kernels/model_shape.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "kernels/model_shapes_table.hpp"  // generated from profiles/model_shapes.json
 
 namespace sparksim::kernels {
 
@@ -9,6 +13,22 @@ namespace {
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
+}
+
+// Qwen3's config.json gives rms_norm_eps 1e-6 for every size; the shapes file does not repeat it.
+constexpr double kQwen3RmsEps = 1e-6;
+
+const generated::Qwen3ShapeRow* find_row(const std::string& name) {
+  for (const auto& row : generated::qwen3_shape_rows()) {
+    if (row.name == name) return &row;
+  }
+  return nullptr;
+}
+
+std::string valid_names() {
+  std::string all;
+  for (const auto& n : qwen3_shape_names()) all += (all.empty() ? "" : ", ") + n;
+  return all;
 }
 
 }  // namespace
@@ -24,17 +44,25 @@ void TransformerShape::validate() const {
 }
 
 const std::vector<std::string>& qwen3_shape_names() {
-  static const std::vector<std::string> names = {"qwen3-4b", "qwen3-8b", "qwen3-14b"};
+  // Smallest model first (by width), the order people list them in.
+  static const std::vector<std::string> names = [] {
+    auto rows = generated::qwen3_shape_rows();
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.hidden < b.hidden; });
+    std::vector<std::string> out;
+    for (const auto& row : rows) out.emplace_back(row.name);
+    return out;
+  }();
   return names;
 }
 
 TransformerShape qwen3_shape(const std::string& name) {
-  // Public Hugging Face config.json values (profiles/model_shapes.json); rms_norm_eps is 1e-6.
-  if (name == "qwen3-4b") return {name, 36, 2560, 32, 8, 128, 9728, 151936, 1e6, 1e-6, true};
-  if (name == "qwen3-8b") return {name, 36, 4096, 32, 8, 128, 12288, 151936, 1e6, 1e-6, false};
-  if (name == "qwen3-14b") return {name, 40, 5120, 40, 8, 128, 17408, 151936, 1e6, 1e-6, false};
-  throw std::invalid_argument("unknown target '" + name +
-                              "'; valid: qwen3-4b, qwen3-8b, qwen3-14b");
+  const generated::Qwen3ShapeRow* row = find_row(name);
+  if (row == nullptr) {
+    throw std::invalid_argument("unknown target '" + name + "'; valid: " + valid_names());
+  }
+  return {name,     row->layers, row->hidden,     row->q_heads, row->kv_heads,       row->head_dim,
+          row->ffn, row->vocab,  row->rope_theta, kQwen3RmsEps, row->tied_embeddings};
 }
 
 TransformerShape tiny_qwen3_shape() {
@@ -52,12 +80,13 @@ void DraftShape::validate(const TransformerShape& target) const {
 }
 
 DraftShape dspark_shape(const std::string& target_name) {
-  if (target_name == "qwen3-4b" || target_name == "qwen3-8b") {
-    return {5, 7, 256, {1, 9, 17, 25, 33}};
+  const generated::Qwen3ShapeRow* row = find_row(target_name);
+  if (row == nullptr) {
+    throw std::invalid_argument("no DSpark shape for target '" + target_name +
+                                "'; valid: " + valid_names());
   }
-  if (target_name == "qwen3-14b") return {5, 7, 256, {1, 10, 19, 28, 37}};
-  throw std::invalid_argument("no DSpark shape for target '" + target_name +
-                              "'; valid: qwen3-4b, qwen3-8b, qwen3-14b");
+  return {generated::kDsparkLayers, generated::kDsparkBlockSize, generated::kDsparkMarkovRank,
+          row->dspark_target_layer_ids};
 }
 
 DraftShape tiny_dspark_shape() {

@@ -59,15 +59,10 @@ Trace load_azure_trace(const std::string& path, std::string_view text,
   std::vector<std::string_view> fields;
   CivilTime first_time;
   std::string first_timestamp;
-  std::int64_t empty_lines = 0;
   // Bound on |row time - first row time| so the ns product and later differences cannot overflow.
   constexpr std::int64_t kMaxOffsetSeconds = kMaxSimTime / kNanosPerSecond;
-  while (cursor.next(line)) {
+  while (cursor.next_row(line)) {
     const std::int64_t n = cursor.line_number();
-    if (line.empty()) {
-      ++empty_lines;
-      continue;
-    }
     ++report.rows_read;
     split_fields(line, ',', fields);
     if (fields.size() != 3) {
@@ -95,27 +90,19 @@ Trace load_azure_trace(const std::string& path, std::string_view text,
     request.arrival = offset_s * kNanosPerSecond + (time.nanos - first_time.nanos);
     request.prompt_tokens = parse_token_count(fields[1], "ContextTokens", 1, path, n);
     request.output_tokens = parse_token_count(fields[2], "GeneratedTokens", 0, path, n);
-    if (request.output_tokens == 0) {
-      request.output_tokens = 1;
-      ++report.rows_clipped;
-    }
+    clip_zero_output(request, report);
     request.domain = domain;
     trace.requests.push_back(request);
   }
 
-  if (report.rows_clipped > 0) {
-    report.notes.push_back(std::to_string(report.rows_clipped) +
-                           " rows had GeneratedTokens 0; clipped to 1 (a request must produce a "
-                           "token to be simulated)");
-  }
-  if (empty_lines > 0) report.notes.push_back(std::to_string(empty_lines) + " empty lines ignored");
+  LoaderNotes loader{cursor.empty_lines(), "GeneratedTokens", {}};
   if (!trace.requests.empty()) {
-    report.notes.push_back("arrivals measured from the first row's TIMESTAMP " + first_timestamp +
+    loader.notes.push_back("arrivals measured from the first row's TIMESTAMP " + first_timestamp +
                            " (naive wall clock, no time zone)");
   }
-  report.notes.push_back("domain '" + std::string(domain_name(domain)) +
+  loader.notes.push_back("domain '" + std::string(domain_name(domain)) +
                          "' given to every request (" + domain_why + ")");
-  finalize_loaded_trace(trace);
+  finalize_loaded_trace(trace, loader);
   return trace;
 }
 

@@ -95,13 +95,8 @@ Trace load_mooncake_trace(const std::string& path, std::string_view text,
   constexpr std::int64_t kMaxTimestampMs = kMaxSimTime / 1'000'000;
   LineCursor cursor(text);
   std::string_view line;
-  std::int64_t empty_lines = 0;
-  while (cursor.next(line)) {
+  while (cursor.next_row(line)) {
     const std::int64_t n = cursor.line_number();
-    if (line.empty()) {
-      ++empty_lines;
-      continue;
-    }
     ++report.rows_read;
     nlohmann::json row;
     try {
@@ -130,24 +125,16 @@ Trace load_mooncake_trace(const std::string& path, std::string_view text,
     check_token_count(request.prompt_tokens, "input_length", 1, path, n);
     request.output_tokens = integer_field(row, "output_length", path, n);
     check_token_count(request.output_tokens, "output_length", 0, path, n);
-    if (request.output_tokens == 0) {
-      request.output_tokens = 1;
-      ++report.rows_clipped;
-    }
+    clip_zero_output(request, report);
     request.domain = domain;
     trace.requests.push_back(request);
   }
 
-  if (report.rows_clipped > 0) {
-    report.notes.push_back(std::to_string(report.rows_clipped) +
-                           " rows had output_length 0; clipped to 1 (a request must produce a "
-                           "token to be simulated)");
-  }
-  if (empty_lines > 0) report.notes.push_back(std::to_string(empty_lines) + " empty lines ignored");
-  report.notes.push_back("domain '" + std::string(domain_name(domain)) +
+  LoaderNotes loader{cursor.empty_lines(), "output_length", {}};
+  loader.notes.push_back("domain '" + std::string(domain_name(domain)) +
                          "' given to every request (" +
                          (options.domain ? "domain option" : "Mooncake conversation trace") + ")");
-  finalize_loaded_trace(trace);
+  finalize_loaded_trace(trace, loader);
   if (options.spread_buckets) {
     spread_timestamp_buckets(trace, kMooncakeBucketWidth);
   } else {

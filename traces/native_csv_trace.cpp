@@ -38,13 +38,8 @@ Trace load_native_csv_trace(const std::string& path, std::string_view text,
 
   trace.requests.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   std::vector<std::string_view> fields;
-  std::int64_t empty_lines = 0;
-  while (cursor.next(line)) {
+  while (cursor.next_row(line)) {
     const std::int64_t n = cursor.line_number();
-    if (line.empty()) {
-      ++empty_lines;
-      continue;
-    }
     ++report.rows_read;
     split_fields(line, ',', fields);
     if (fields.size() != column_count) {
@@ -66,17 +61,17 @@ Trace load_native_csv_trace(const std::string& path, std::string_view text,
     trace.requests.push_back(request);
   }
 
-  if (empty_lines > 0) report.notes.push_back(std::to_string(empty_lines) + " empty lines ignored");
+  LoaderNotes loader{cursor.empty_lines(), "", {}};
   if (options.domain && has_domain_column) {
-    report.notes.push_back("domain column replaced by '" +
+    loader.notes.push_back("domain column replaced by '" +
                            std::string(domain_name(*options.domain)) +
                            "' for every request (domain option)");
   } else if (!has_domain_column) {
-    report.notes.push_back(
+    loader.notes.push_back(
         "no domain column: domain '" + std::string(domain_name(fallback_domain)) +
         "' given to every request (" + (options.domain ? "domain option" : "default") + ")");
   }
-  finalize_loaded_trace(trace);
+  finalize_loaded_trace(trace, loader);
   return trace;
 }
 

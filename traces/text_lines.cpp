@@ -1,25 +1,13 @@
 // Whole-file reading, line iteration and field splitting for the trace loaders.
 #include "traces/text_lines.hpp"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "common/input_error.hpp"
+#include "common/text_file.hpp"
 
 namespace sparksim {
 
 std::string read_text_file(const std::string& path) {
-  // ifstream happily "opens" a directory on Linux and then reads nothing; say what it is instead.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(path, 0, "cannot open: is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw InputError(path, 0, "read failed");
-  std::string text = std::move(buffer).str();
+  std::string text = read_file_bytes(path);
   if (text.empty()) throw InputError(path, 0, "file is empty");
   return text;
 }
@@ -42,6 +30,14 @@ bool LineCursor::next(std::string_view& line) {
   if (line.ends_with('\r')) line.remove_suffix(1);
   ++line_number_;
   return true;
+}
+
+bool LineCursor::next_row(std::string_view& line) {
+  while (next(line)) {
+    if (!line.empty()) return true;
+    ++empty_lines_;
+  }
+  return false;
 }
 
 void split_fields(std::string_view line, char separator, std::vector<std::string_view>& fields) {

@@ -24,12 +24,17 @@ class LineCursor {
   // A file ending in a newline has no extra empty line after it.
   bool next(std::string_view& line);
 
+  // Like next(), but skips empty lines (counted in empty_lines()): a data row or false at the end.
+  bool next_row(std::string_view& line);
+  std::int64_t empty_lines() const { return empty_lines_; }
+
   // 1-based number of the line last returned by next() (0 before the first call).
   std::int64_t line_number() const { return line_number_; }
 
  private:
   std::string_view rest_;
   std::int64_t line_number_ = 0;
+  std::int64_t empty_lines_ = 0;
 };
 
 // Splits on every `separator` (no quoting: no trace format here has quoted fields), reusing

@@ -28,9 +28,25 @@ std::string format_seconds(SimTime t) {
   return text.append(" s");
 }
 
-void finalize_loaded_trace(Trace& trace) {
+void clip_zero_output(RequestSpec& request, LoadReport& report) {
+  if (request.output_tokens == 0) {
+    request.output_tokens = 1;
+    ++report.rows_clipped;
+  }
+}
+
+void finalize_loaded_trace(Trace& trace, const LoaderNotes& loader) {
   auto& requests = trace.requests;
   LoadReport& report = trace.report;
+  if (report.rows_clipped > 0) {
+    report.notes.push_back(std::to_string(report.rows_clipped) + " rows had " +
+                           loader.output_column +
+                           " 0; clipped to 1 (a request must produce a token to be simulated)");
+  }
+  if (loader.empty_lines > 0) {
+    report.notes.push_back(std::to_string(loader.empty_lines) + " empty lines ignored");
+  }
+  report.notes.insert(report.notes.end(), loader.notes.begin(), loader.notes.end());
   if (requests.empty()) throw InputError(report.source, 0, "no requests after the header");
 
   report.rows_sorted = count_out_of_order(requests);

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "experiments/calibrate_experiment.hpp"
+#include "experiments/calibrate/calibrate_experiment.hpp"
 #include "experiments/cli/commands.hpp"
 
 namespace sparksim::cli {

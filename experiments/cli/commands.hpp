@@ -7,19 +7,18 @@
 
 namespace sparksim::cli {
 
-void add_run_command(CLI::App& app);          // run_command.cpp: one simulation, writes DIR/
-void add_profile_command(CLI::App& app);      // profile_command.cpp: analytic profile generator
-void add_profile_gpu_command(CLI::App& app);  // profile_gpu_command.cpp: measured, needs a GPU
-void add_policies_command(
-    CLI::App& app);                       // run_command.cpp: `sparksim policies` lists the registry
-void add_pareto_command(CLI::App& app);   // pareto_command.cpp: sweeps, frontiers, report
-void add_merge_command(CLI::App& app);    // pareto_command.cpp: joins --shard outputs
-void add_slo_command(CLI::App& app);      // slo_command.cpp: SLA tiers against a baseline
-void add_plan_command(CLI::App& app);     // plan_command.cpp: replicas needed to meet an SLO
-void add_cluster_command(CLI::App& app);  // cluster_command.cpp: many replicas on SimGrid
-void add_lossless_command(CLI::App& app);       // lossless_command.cpp: losslessness validator
-void add_calibrate_command(CLI::App& app);      // calibrate_command.cpp: STS from a log or run
-void add_heterogeneity_command(CLI::App& app);  // heterogeneity_command.cpp: vs Spec-Bench
+void add_run_command(CLI::App& app);               // run_command.cpp: one simulation, writes DIR/
+void add_policies_command(CLI::App& app);          // policies_command.cpp: lists the registry
+void add_profile_analytic_command(CLI::App& app);  // profile_analytic_command.cpp: roofline profile
+void add_profile_command(CLI::App& app);           // profile_command.cpp: measured, needs a GPU
+void add_pareto_command(CLI::App& app);            // pareto_command.cpp: sweeps, frontiers, report
+void add_merge_command(CLI::App& app);             // merge_command.cpp: joins --shard outputs
+void add_slo_command(CLI::App& app);               // slo_command.cpp: SLA tiers against a baseline
+void add_plan_command(CLI::App& app);              // plan_command.cpp: replicas needed for an SLO
+void add_cluster_command(CLI::App& app);           // cluster_command.cpp: replicas on SimGrid
+void add_lossless_command(CLI::App& app);          // lossless_command.cpp: losslessness validator
+void add_calibrate_command(CLI::App& app);         // calibrate_command.cpp: STS from a log or run
+void add_heterogeneity_command(CLI::App& app);     // heterogeneity_command.cpp: vs Spec-Bench
 
 // Thrown by a command that finished its work but must exit with a code of its own (`sparksim
 // lossless` exits 3 when it detects distortion); main() returns `code`.

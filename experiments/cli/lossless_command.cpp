@@ -9,7 +9,7 @@
 #include "common/input_error.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/lossless/exact_command.hpp"
-#include "experiments/lossless_validator.hpp"
+#include "experiments/lossless/lossless_validator.hpp"
 #include "policies/policy_registry.hpp"
 
 namespace sparksim::cli {

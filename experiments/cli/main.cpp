@@ -10,8 +10,8 @@ int main(int argc, char** argv) {
   CLI::App app{"sparksim: discrete-event simulator of LLM serving with speculative decoding"};
   app.require_subcommand(1);
   sparksim::cli::add_run_command(app);
+  sparksim::cli::add_profile_analytic_command(app);
   sparksim::cli::add_profile_command(app);
-  sparksim::cli::add_profile_gpu_command(app);
   sparksim::cli::add_policies_command(app);
   sparksim::cli::add_calibrate_command(app);
   sparksim::cli::add_heterogeneity_command(app);

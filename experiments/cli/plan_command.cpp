@@ -2,8 +2,9 @@
 // found by simulating candidate replica counts behind a router.
 #include <cstdio>
 
-#include "experiments/capacity_plan.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/run_options_binding.hpp"
+#include "experiments/plan/capacity_plan.hpp"
 
 namespace sparksim::cli {
 
@@ -13,14 +14,8 @@ void add_plan_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "plan", "capacity planning: minimum replicas per policy that serve a trace within an SLO");
   RunOptions& r = o->run;
-  cmd->add_option("--trace", r.trace_path, "request trace (Azure CSV, Mooncake JSONL, native CSV)");
-  cmd->add_option("--trace-format", r.trace_format, "azure | mooncake | csv (default: detect)");
-  cmd->add_option("--domain", r.domain, "override the trace's domain: math | code | chat");
-  cmd->add_option("--synthetic", r.synthetic, "open-loop synthetic traffic instead of a trace");
-  cmd->add_option("--rate-scale", r.rate_scale, "divide inter-arrival times by X")
-      ->capture_default_str();
-  cmd->add_option("--max-requests", r.max_requests, "keep only the first N trace rows");
-  cmd->add_option("--profile", r.profile_path, "profile JSON of one replica");
+  add_workload_options(*cmd, r, ClosedLoop::kNotOffered);
+  add_profile_option(*cmd, r, "profile JSON of one replica");
   cmd->add_option("--slo", o->slo,
                   "comma-separated bounds, e.g. \"ttft_p99_ms<=2000,tok_s_per_user_p50>=80\"");
   cmd->add_option("--policies", o->policies,
@@ -28,19 +23,8 @@ void add_plan_command(CLI::App& app) {
                   "mtp1+static:k=1 dspark-7+async-topk");
   cmd->add_option("--drafter", o->default_drafter, "drafter for --policies entries without one")
       ->capture_default_str();
-  cmd->add_option("--acceptance", r.acceptance, "acceptance model spec")->capture_default_str();
-  cmd->add_option("--seed", r.seed, "random seed")->capture_default_str();
-  cmd->add_option("--max-running", r.max_running, "max concurrent requests per replica")
-      ->capture_default_str();
-  cmd->add_option("--max-batch-tokens", r.max_batch_tokens, "per-step token budget")
-      ->capture_default_str();
-  cmd->add_option("--prefill", r.prefill, "chunked | separate")->capture_default_str();
-  cmd->add_option("--sps", r.sps,
-                  "the scheduler's SPS belief: capture (as deployed engines profile it) | live "
-                  "(the time model at each step's requests) | reference (docs/sps-beliefs.md)")
-      ->capture_default_str();
-  cmd->add_option("--kv-capacity-tokens", r.kv_capacity_tokens,
-                  "override the profile's KV capacity (0 = from the profile)");
+  add_acceptance_options(*cmd, r);
+  add_engine_options(*cmd, r);
   cmd->add_option("--router", o->routers,
                   "routers to compare: round-robin | least-loaded | kv-aware (one or more)")
       ->capture_default_str();
@@ -54,6 +38,7 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--out", o->out_dir, "output directory");
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
   cmd->callback([o, quiet] {
+    if (print_requested_help(o->run)) return;
     const PlanResult result = run_plan(*o);
     if (*quiet) return;
     std::printf("profile   %s\n", result.profile_label.c_str());

@@ -3,8 +3,8 @@
 #include <cstdio>
 
 #include "experiments/cli/commands.hpp"
-#include "experiments/slo_experiment.hpp"
-#include "experiments/sweep_report.hpp"
+#include "experiments/report/slo_experiment.hpp"
+#include "experiments/report/sweep_report.hpp"
 
 namespace sparksim::cli {
 

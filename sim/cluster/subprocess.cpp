@@ -47,7 +47,9 @@ std::string run_in_subprocess(const std::function<std::string()>& body) {
     for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, SIG_DFL);
     std::string message;
     try {
-      message = "O" + body();
+      // Appended, not `"O" + body()`: GCC 12 warns falsely (-Wrestrict) on literal + temporary.
+      message = "O";
+      message += body();
     } catch (const InputError& e) {
       message = std::string("I") + e.what();
     } catch (const std::exception& e) {

@@ -1,6 +1,6 @@
 // The API `sparksim plan` calls: options validated all at once, and clusters simulated in forked
 // children as many times as needed in one process (SimGrid allows one simulation per process).
-#include "experiments/cluster_experiment.hpp"
+#include "experiments/run/cluster_experiment.hpp"
 
 #include <catch2/catch.hpp>
 

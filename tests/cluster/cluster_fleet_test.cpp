@@ -10,8 +10,8 @@
 #include <catch2/catch.hpp>
 
 #include "common/input_error.hpp"
-#include "experiments/csv_table.hpp"
-#include "experiments/fleet.hpp"
+#include "experiments/plan/fleet.hpp"
+#include "experiments/report/csv_table.hpp"
 #include "tests/experiments/cli_harness.hpp"
 
 using namespace sparksim;

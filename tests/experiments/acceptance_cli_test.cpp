@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli_harness.hpp"
-#include "experiments/run_experiment.hpp"
+#include "experiments/run/run_experiment.hpp"
 
 using namespace sparksim;
 using namespace sparksim::testing;

@@ -8,7 +8,7 @@
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
-#include "experiments/sweep_config.hpp"
+#include "experiments/sweep/sweep_config.hpp"
 
 using namespace sparksim;
 namespace fs = std::filesystem;

@@ -1,6 +1,6 @@
 // Capacity planning pieces: the SLO grammar, the replica search, and round-robin replicas against
 // independent runs of the round-robin split written out as trace files.
-#include "experiments/capacity_plan.hpp"
+#include "experiments/plan/capacity_plan.hpp"
 
 #include <fstream>
 #include <map>
@@ -10,7 +10,7 @@
 
 #include "cli_harness.hpp"
 #include "common/input_error.hpp"
-#include "experiments/fleet.hpp"
+#include "experiments/plan/fleet.hpp"
 
 using namespace sparksim;
 namespace fs = std::filesystem;

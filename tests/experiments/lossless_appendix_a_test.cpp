@@ -1,28 +1,19 @@
 // The paper's Appendix A counterexample, reproduced by sampling (issue 4's required outcome):
 // retrospective P(A) = 0.85 ± 0.005, greedy 0.70 ± 0.005, both taken from the policy registry by
 // name. With 10^6 trials the standard error is 0.00036, so ±0.005 is ±14 standard errors: the
-// checks fail by chance with negligible probability. A policy missing from the registry is
-// reported with WARN (not a pass) until it lands.
-#include "experiments/lossless_appendix_a.hpp"
+// checks fail by chance with negligible probability. A policy missing from the registry fails
+// (run_appendix_a rejects an unknown name).
+#include "experiments/lossless/lossless_appendix_a.hpp"
 
 #include <catch2/catch.hpp>
 
 #include "common/input_error.hpp"
-#include "policies/policy_registry.hpp"
 
 using namespace sparksim;
 
 namespace {
 
 constexpr std::int64_t kTrials = 1'000'000;
-
-bool registered(const std::string& name) {
-  for (const auto& row : policy_registry()) {
-    if (row.name == name) return true;
-  }
-  WARN("policy '" << name << "' is not registered yet: its Appendix A check did not run");
-  return false;
-}
 
 }  // namespace
 
@@ -51,7 +42,6 @@ TEST_CASE("Appendix A world has the published confidences") {
 }
 
 TEST_CASE("Appendix A retrospective outputs A with probability 0.85") {
-  if (!registered("retrospective")) return;
   const AppendixAResult r = run_appendix_a("retrospective", kTrials, 1);
   INFO("P(A) = " << r.p_a << ", verified 0/1/2: " << r.lengths[0] << "/" << r.lengths[1] << "/"
                  << r.lengths[2]);
@@ -62,7 +52,6 @@ TEST_CASE("Appendix A retrospective outputs A with probability 0.85") {
 }
 
 TEST_CASE("Appendix A greedy outputs A with probability 0.70") {
-  if (!registered("greedy")) return;
   const AppendixAResult r = run_appendix_a("greedy", kTrials, 1);
   INFO("P(A) = " << r.p_a);
   CHECK(r.p_a == Approx(0.70).margin(0.005));

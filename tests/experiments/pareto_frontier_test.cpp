@@ -1,6 +1,6 @@
 // pareto_frontier: ties, duplicates, single points, dominated curves, non-finite values, and
 // independence from input order.
-#include "experiments/pareto_frontier.hpp"
+#include "experiments/sweep/pareto_frontier.hpp"
 
 #include <algorithm>
 #include <cmath>

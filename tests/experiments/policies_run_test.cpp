@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli_harness.hpp"
-#include "experiments/run_experiment.hpp"
+#include "experiments/run/run_experiment.hpp"
 #include "policies/policy_registry.hpp"
 
 using namespace sparksim;

@@ -8,9 +8,11 @@
 #include <catch2/catch.hpp>
 
 #include "cli_harness.hpp"
+#include "common/base64.hpp"
 #include "shell_harness.hpp"
 
 using namespace sparksim::testing;
+using sparksim::base64;
 namespace fs = std::filesystem;
 
 namespace {
@@ -29,27 +31,6 @@ const char* kSweep = R"({
   "tiers_tok_s_per_user": [100]
 }
 )";
-
-std::string base64(const std::string& bytes) {
-  static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) |
-                       (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                       static_cast<unsigned char>(bytes[i + 2]);
-    out += {t[n >> 18], t[(n >> 12) & 63], t[(n >> 6) & 63], t[n & 63]};
-  }
-  if (i + 1 == bytes.size()) {
-    const unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
-    out += {t[n >> 18], t[(n >> 12) & 63], '=', '='};
-  } else if (i + 2 == bytes.size()) {
-    const unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) |
-                       (static_cast<unsigned char>(bytes[i + 1]) << 8);
-    out += {t[n >> 18], t[(n >> 12) & 63], t[(n >> 6) & 63], '='};
-  }
-  return out;
-}
 
 // Headless Chromium with a fresh profile, no network chatter. `what` is the action flag
 // (--screenshot=PATH or --dump-dom).

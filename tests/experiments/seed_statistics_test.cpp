@@ -1,5 +1,5 @@
 // Means and 95% Student-t intervals across seeds, against hand-computed values.
-#include "experiments/seed_statistics.hpp"
+#include "experiments/sweep/seed_statistics.hpp"
 
 #include <vector>
 

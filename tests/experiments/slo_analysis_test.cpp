@@ -1,6 +1,6 @@
 // Tier evaluation on hand-made operating points: the best meeting load, unmeetable tiers,
 // ratios against the baseline and per-user speed at matched throughput.
-#include "experiments/slo_analysis.hpp"
+#include "experiments/report/slo_analysis.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Sweep configs: a good one expands into points in a stated order and survives a round trip
 // through its resolved form; a bad one reports every problem at once, each at its line.
-#include "experiments/sweep_config.hpp"
+#include "experiments/sweep/sweep_config.hpp"
 
 #include <filesystem>
 #include <fstream>

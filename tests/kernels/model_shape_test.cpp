@@ -1,8 +1,10 @@
-// The kernels' built-in shape table must equal profiles/model_shapes.json (the kernels library
-// cannot read JSON: it builds on the GPU machine from CUDA alone), and the seeded weights must be
+// The kernels' shape table, generated from profiles/model_shapes.json at build time by
+// cmake/model_shapes.cmake (the kernels library cannot read JSON: it builds on the GPU machine
+// from CUDA alone), must equal the file as a JSON library reads it; the seeded weights must be
 // reproducible and of the declared scale.
 #include "kernels/model_shape.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -43,6 +45,21 @@ TEST_CASE("the Qwen3 shape table matches model_shapes.json", "[kernels][shapes]"
     CHECK(d.target_layer_ids == dj.at("target_layer_ids").at(name).get<std::vector<int>>());
   }
   CHECK_THROWS_WITH(qwen3_shape("qwen3-9b"), Catch::Contains("valid: qwen3-4b"));
+}
+
+TEST_CASE("every qwen3 target of model_shapes.json has a kernel shape, smallest first",
+          "[kernels][shapes]") {
+  std::vector<std::string> in_file;
+  const nlohmann::json file = shapes_file();  // kept alive: the loop iterates into it
+  for (const auto& [name, row] : file.at("targets").items()) {
+    if (name.rfind("qwen3-", 0) == 0) in_file.push_back(name);
+  }
+  std::vector<std::string> in_table = qwen3_shape_names();
+  REQUIRE(!in_table.empty());
+  CHECK(in_table.front() == "qwen3-4b");
+  std::sort(in_file.begin(), in_file.end());
+  std::sort(in_table.begin(), in_table.end());
+  CHECK(in_table == in_file);
 }
 
 TEST_CASE("inconsistent shapes are rejected", "[kernels][shapes]") {

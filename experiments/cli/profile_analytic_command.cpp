@@ -1,0 +1,95 @@
+// `sparksim profile-analytic`: writes the analytic (roofline) profile of one target on one GPU,
+// the stand-in for a measured profile where no GPU run exists. The committed files under
+// profiles/analytic/ come from this command (exact invocations in profiles/README.md).
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "common/input_error.hpp"
+#include "common/json_file.hpp"
+#include "common/version.hpp"
+#include "experiments/cli/commands.hpp"
+#include "profiles/analytic_profile.hpp"
+#include "profiles/profile_io.hpp"
+#include "profiles/time_model.hpp"
+
+namespace sparksim::cli {
+
+namespace {
+
+struct ProfileAnalyticOptions {
+  std::string shapes_path = "profiles/model_shapes.json";
+  std::string gpu;
+  std::string target;
+  std::string out_path;
+  std::string date;                          // empty: today (UTC)
+  std::string git_sha = sparksim_git_sha();  // the revision this binary was built from
+};
+
+std::string today_utc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[16];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &utc);
+  return buffer;
+}
+
+bool is_iso_date(const std::string& s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  for (int i : {0, 1, 2, 3, 5, 6, 8, 9}) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  return true;
+}
+
+void run_profile_analytic(const ProfileAnalyticOptions& o) {
+  if (!o.date.empty() && !is_iso_date(o.date)) {
+    throw InputError("--date: '" + o.date + "' is not a date; use YYYY-MM-DD");
+  }
+  const JsonFile shapes = JsonFile::load(o.shapes_path);
+  const Profile profile = make_analytic_profile(shapes, o.gpu, o.target,
+                                                o.date.empty() ? today_utc() : o.date, o.git_sha);
+  const std::filesystem::path out(o.out_path);
+  if (out.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out.parent_path(), ec);
+    if (ec) throw InputError(o.out_path, 0, "cannot create its directory: " + ec.message());
+  }
+  write_profile(profile, o.out_path);
+
+  const TimeModel model(profile);
+  const SpsTable sps(profile.sps, profile.sps.tokens.back());
+  const auto step_ms = [&](std::int64_t b) {
+    return sim_time_to_ms(model.verify_time(sps_reference_shape(b)));
+  };
+  std::printf(
+      "%s: ANALYTIC %s on %s: KV capacity %lld tokens; SPS(1)=%.1f SPS(64)=%.1f SPS(512)=%.1f "
+      "steps/s (%.2f / %.2f / %.2f ms at the reference shape)\n",
+      o.out_path.c_str(), profile.target.c_str(), profile.provenance.gpu.c_str(),
+      static_cast<long long>(profile.kv_capacity_tokens()), sps.steps_per_s(1), sps.steps_per_s(64),
+      sps.steps_per_s(512), step_ms(1), step_ms(64), step_ms(512));
+}
+
+}  // namespace
+
+void add_profile_analytic_command(CLI::App& app) {
+  auto options = std::make_shared<ProfileAnalyticOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "profile-analytic",
+      "Write an ANALYTIC (roofline, not measured) profile of a target model on a GPU");
+  cmd->add_option("--shapes", options->shapes_path, "Model and GPU shapes (JSON)")
+      ->capture_default_str();
+  cmd->add_option("--gpu", options->gpu, "GPU: h100 or h200 (keys of the shapes file's gpus)")
+      ->required();
+  cmd->add_option("--target", options->target, "Target model, e.g. qwen3-8b")->required();
+  cmd->add_option("--out", options->out_path, "Profile JSON to write (atomically)")->required();
+  cmd->add_option("--date", options->date,
+                  "Provenance date YYYY-MM-DD (default: today, UTC); fix it to reproduce a file");
+  cmd->add_option("--git-sha", options->git_sha, "Provenance git revision")->capture_default_str();
+  cmd->callback([options] { run_profile_analytic(*options); });
+}
+
+}  // namespace sparksim::cli

@@ -1,0 +1,97 @@
+// Capacity planning: the fewest replicas (and GPUs) that serve a trace within a latency/speed SLO,
+// per verification policy, and per fleet (router × colocated or disaggregated layout) when several
+// are compared. Each candidate replica count is simulated (FleetSimulator: independent runs or the
+// cluster layer) and judged on the pooled per-request samples; a doubling search then bisection
+// finds the minimum.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/plan/fleet.hpp"
+#include "experiments/run/run_experiment.hpp"
+
+namespace sparksim {
+
+// One SLO term, e.g. "ttft_p99_ms<=2000" or "tok_s_per_user_p50>=80".
+struct SloTerm {
+  enum class Metric { kTtftMs, kTpotMs, kE2eS, kQueueMs, kTokSPerUser };
+  std::string name;  // as written, e.g. "ttft_p99_ms"
+  Metric metric = Metric::kTtftMs;
+  bool mean = false;      // `_mean` instead of a percentile
+  double percentile = 0;  // in (0, 100) when !mean
+  bool at_most = true;    // "<=" (else ">=")
+  double bound = 0;
+
+  // The term's statistic over the pooled samples (0 for an empty sample).
+  double measure(const RequestSamples& samples) const;
+  bool holds(double value) const { return at_most ? value <= bound : value >= bound; }
+  std::string text() const;  // "ttft_p99_ms<=2000"
+};
+
+// Parses "ttft_p99_ms<=2000,tok_s_per_user_p50>=80". Names: ttft_{pQ|mean}_ms, tpot_{..}_ms,
+// e2e_{..}_s, queue_{..}_ms, tok_s_per_user_{pQ|mean}, with Q in (0, 100) (p99, p99.9, p50).
+// Throws one InputError("--slo: ...") listing every bad term.
+std::vector<SloTerm> parse_slo_spec(const std::string& text);
+
+// The smallest n in [1, max_n] with meets(n), assuming meets is monotone (more replicas never
+// hurt): tries 1, 2, 4, ... then bisects between the last failing and first passing count, so it
+// calls meets O(log max_n) times and only returns n where meets(n) held and meets(n-1) failed (or
+// n == 1). nullopt when meets(max_n) fails.
+std::optional<std::int64_t> search_min_replicas(std::int64_t max_n,
+                                                const std::function<bool(std::int64_t)>& meets);
+
+struct PlanEvaluation {
+  FleetOutcome fleet;          // samples dropped after judging (memory)
+  std::vector<double> values;  // one per SLO term
+  bool meets = false;
+  std::string reason;  // why it fails ("ttft_p99_ms 3456.7 > 2000"), empty when it meets
+};
+
+struct PolicyPlan {
+  std::string drafter;
+  std::string policy;
+  std::string router;  // the fleet: router and layout (FleetSimulator's names)
+  std::string layout;
+  std::optional<std::int64_t> replicas;  // nullopt: unmet within max_replicas
+  std::int64_t gpus_per_replica = 1;
+  std::vector<PlanEvaluation> evaluations;  // in the order run
+  const PlanEvaluation* at(std::int64_t replicas) const;
+};
+
+struct PlanOptions {
+  RunOptions run;  // workload, profile, engine, acceptance, seed (drafter/policy set per entry)
+  std::vector<std::string> policies;  // "drafter+policy" or "policy" (with `default_drafter`)
+  std::string default_drafter = "dspark-7";
+  std::string slo;
+  std::vector<std::string> routers = {"round-robin"};  // each compared with each layout
+  std::vector<double> prefill_shares = {0};  // layouts: 0 = colocated, S in (0, 1) = disaggregated
+  std::int64_t max_replicas = 64;
+  int jobs = 0;
+  std::string out_dir;
+};
+
+struct PlanResult {
+  std::vector<SloTerm> terms;
+  std::string profile_label;
+  std::string profile_source;
+  std::vector<std::string> routers;
+  std::vector<std::string> layouts;
+  std::int64_t max_replicas = 0;  // after capping at the trace's request count
+  std::vector<PolicyPlan> plans;  // policy-major, then router, then layout
+};
+
+// Validates everything first (SLO, every policy entry prepared as `sparksim run` would, the
+// routers and layouts, an open-loop workload), then searches each policy and fleet and writes
+// DIR/plan.csv, DIR/search.csv and DIR/config.json.
+PlanResult run_plan(const PlanOptions& options);
+
+// The one-line answer for a policy (and fleet, "[kv-aware, colocated]", when several), e.g.
+// "dspark-7 + async-topk: 3 replicas (3 GPUs) meet ttft_p99_ms<=2000 (1234.5), ...; 2 replicas
+// miss: ttft_p99_ms 3456.7 > 2000".
+std::string plan_answer(const PlanResult& result, const PolicyPlan& plan);
+
+}  // namespace sparksim

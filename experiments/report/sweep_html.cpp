@@ -1,0 +1,197 @@
+// The sweep's HTML report: everything inline (images as base64 data: URIs, the CSS from
+// report.css), no network, so the one file can be mailed or archived.
+#include "experiments/report/sweep_html.hpp"
+
+#include <stdexcept>
+
+#include "common/base64.hpp"
+#include "common/text_file.hpp"
+#include "experiments/report/report_css.hpp"  // generated from report.css (CMakeLists.txt)
+#include "experiments/report/report_format.hpp"
+#include "experiments/report/sweep_report.hpp"
+
+namespace sparksim {
+
+namespace {
+
+using namespace report;  // the formatting every sweep output shares
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string html_table(const std::vector<std::string>& header,
+                       const std::vector<std::vector<std::string>>& rows,
+                       const std::string& css_class = "") {
+  std::string h = "<table" + (css_class.empty() ? "" : " class=\"" + css_class + "\"") + ">\n<tr>";
+  for (const auto& cell : header) h += "<th>" + html_escape(cell) + "</th>";
+  h += "</tr>\n";
+  for (const auto& row : rows) {
+    h += "<tr>";
+    for (const auto& cell : row) h += "<td>" + html_escape(cell) + "</td>";
+    h += "</tr>\n";
+  }
+  return h + "</table>\n";
+}
+
+std::string image_tag(const std::filesystem::path& dir, const std::string& stem,
+                      const std::string& alt) {
+  const std::string png = read_file_bytes(dir / (stem + ".png"));
+  return "<figure><img src=\"data:image/png;base64," + base64(png) + "\" alt=\"" +
+         html_escape(alt) + "\" width=\"1100\" height=\"720\"><figcaption>" + html_escape(alt) +
+         " (<a href=\"" + stem + ".svg\">" + stem + ".svg</a>)</figcaption></figure>\n";
+}
+
+}  // namespace
+
+std::string sweep_report_html(const SweepConfig& c, const SweepAnalysis& a,
+                              const std::filesystem::path& dir, bool plots,
+                              const std::string& producer) {
+  const bool analytic = c.profile_source == "analytic";
+  std::string h;
+  h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  h += "<title>" + html_escape(c.title + (analytic ? " (ANALYTIC profile)" : "")) + "</title>\n";
+  h += "<style>\n";
+  h += kReportCss;
+  h += "</style>\n</head>\n<body>\n";
+  h += "<h1>" + html_escape(c.title) + "</h1>\n";
+  h += "<p class=\"profile" + std::string(analytic ? " analytic" : "") +
+       "\">Profile: " + html_escape(c.profile_label) +
+       (analytic ? ". Every number on this page is simulated on this roofline estimate, not "
+                   "measured on a GPU."
+                 : ".") +
+       "</p>\n";
+  if (!c.about.empty()) h += "<p>" + html_escape(c.about) + "</p>\n";
+
+  // Setup.
+  std::string systems;
+  for (std::size_t s = 0; s < c.systems.size(); ++s) {
+    systems += (s ? "; " : "") + c.systems[s].label() +
+               (c.baseline && *c.baseline == s ? " (baseline)" : "");
+  }
+  std::string loads;
+  for (std::size_t l = 0; l < c.loads.size(); ++l) loads += (l ? ", " : "") + load_text(c, l);
+  std::string seeds;
+  for (std::size_t k = 0; k < c.seeds.size(); ++k) {
+    seeds += (k ? ", " : "") + std::to_string(c.seeds[k]);
+  }
+  const std::string workload =
+      !c.trace_path.empty()
+          ? "trace " + c.trace_path +
+                (c.max_requests > 0 ? " (first " + std::to_string(c.max_requests) + " rows)" : "")
+          : (c.load_kind == LoadKind::kConcurrency ? "closed-loop users, lengths from " : "") +
+                std::string("synthetic ") + c.synthetic;
+  h += "<h2>Setup</h2>\n";
+  h += html_table(
+      {"field", "value"},
+      {{"workload", workload},
+       {"profile", c.profile_path},
+       {"load (" + load_axis_name(c) + ")", loads},
+       {"seeds", seeds},
+       {"systems (drafter + policy)", systems},
+       {"acceptance model", c.acceptance},
+       {"engine", "max_running " + std::to_string(c.max_running) + ", max_batch_tokens " +
+                      std::to_string(c.max_batch_tokens) + ", prefill " + c.prefill +
+                      ", SPS belief " + c.sps + " (systems marked '(sps X)' use X)"},
+       {"points simulated", std::to_string(c.point_count())},
+       {"sparksim", producer}});
+
+  // Frontiers.
+  for (SpeedMetric m : frontier_metrics(c)) {
+    const std::string name = speed_metric_name(c, m);
+    h += "<h2>Throughput vs per-user speed (" + html_escape(name) + ")</h2>\n";
+    h += "<p>Per-user speed is tok/s/user (1 / TPOT) at the " +
+         html_escape(speed_description(c, m)) +
+         "; throughput is output tokens per second per GPU. Lines join each system's Pareto "
+         "frontier over the swept loads; hollow markers are its other loads.</p>\n";
+    if (plots) {
+      h += image_tag(dir, frontier_file_stem(c, m),
+                     "Pareto frontiers at " + name + ", " + c.profile_label);
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t s = 0; s < c.systems.size(); ++s) {
+      for (std::size_t i : a.frontier(m)[s]) {
+        const auto& g = a.aggregates[i];
+        rows.push_back({c.systems[s].label(), load_text(c, g.load),
+                        std::to_string(g.throughput_tok_s_per_gpu.n), with_ci(speed_of(g, m), 1),
+                        with_ci(g.throughput_tok_s_per_gpu, 1)});
+      }
+    }
+    h += html_table(
+        {"system", "load", "seeds", "tok/s/user " + name + " [95% CI]", "tok/s per GPU [95% CI]"},
+        rows, "frontier");
+  }
+
+  // Tiers.
+  if (!c.tiers_tok_s_per_user.empty() && c.baseline) {
+    for (SpeedMetric m : frontier_metrics(c)) {
+      const std::string name = speed_metric_name(c, m);
+      const auto outcomes = evaluate_tiers(c, a, c.tiers_tok_s_per_user, *c.baseline, m);
+      h += "<h2>Interactivity tiers (" + html_escape(name) + ")</h2>\n";
+      h += "<p>For each tier, the highest simulated throughput per GPU whose " + html_escape(name) +
+           " per-user speed (seed mean) reaches the tier, its ratio to the baseline " +
+           html_escape(c.systems[*c.baseline].label()) +
+           ", and the per-user speed ratio at matched throughput (the fastest load serving at "
+           "least the baseline's throughput at that tier, within 0.5%). Only swept loads count; "
+           "no interpolation.</p>\n";
+      h += html_table(
+          {"tier tok/s/user", "system", "status", "tok/s per GPU [95% CI]", "tok/s/user " + name,
+           "throughput vs baseline", "speed vs baseline at matched throughput"},
+          tier_rows(c, a, outcomes, m), "tiers");
+    }
+  }
+
+  // Verify budget and tau.
+  h += "<h2>Verify budget and tau vs concurrency</h2>\n";
+  h += "<p>Concurrency is the time-average number of requests holding KV cache.</p>\n";
+  if (plots) {
+    h += image_tag(dir, "verify_budget", "Verify budget vs concurrency, " + c.profile_label);
+    h += image_tag(dir, "tau", "tau vs concurrency, " + c.profile_label);
+  }
+
+  // All loads.
+  h += "<h2>Every load (mean over seeds, 95% CI)</h2>\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& g : a.aggregates) {
+    rows.push_back({c.systems[g.system].label(), load_text(c, g.load),
+                    with_ci(g.running_requests_mean, 1), with_ci(g.throughput_tok_s_per_gpu, 1),
+                    with_ci(g.tok_s_per_user_p50, 1), with_ci(g.tok_s_per_user_at_percentile, 1),
+                    with_ci(g.tau_mean, 3), with_ci(g.verify_tokens_per_request_step_mean, 3),
+                    with_ci(g.ttft_ms_p99, 1)});
+  }
+  h += html_table({"system", "load", "concurrency", "tok/s per GPU", "tok/s/user p50",
+                   "tok/s/user " + speed_metric_name(c, SpeedMetric::kAtPercentile), "tau",
+                   "verify budget", "TTFT p99 ms"},
+                  rows, "aggregates");
+
+  h += "<h2>Files</h2>\n<p>";
+  for (const char* f : {"points.csv", "aggregates.csv", "frontier.csv", "sweep.json"}) {
+    h += std::string("<a href=\"") + f + "\">" + f + "</a> ";
+  }
+  h += "<br>Rerun any point by hand: <code>sparksim run</code> with the point's drafter, policy, "
+       "load and seed (sweep.json has the rest).</p>\n";
+  if (!plots) h += "<p>Plots were not drawn (--no-plots).</p>\n";
+  h += "</body>\n</html>\n";
+  return h;
+}
+
+}  // namespace sparksim

@@ -1,0 +1,321 @@
+// Validation, execution and output of one simulation run.
+#include "experiments/run/run_experiment.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include <unistd.h>
+
+#include "common/csv_row.hpp"
+#include "common/input_error.hpp"
+#include "common/staged_directory.hpp"
+#include "common/text_file.hpp"
+#include "common/version.hpp"
+#include "experiments/run/problem_list.hpp"
+#include "experiments/run/summary_json.hpp"
+#include "experiments/run/timeseries_csv.hpp"
+#include "policies/policy_registry.hpp"
+#include "profiles/live_sps.hpp"
+#include "profiles/profile_io.hpp"
+#include "profiles/sps_belief.hpp"
+#include "profiles/time_model.hpp"
+#include "sim/acceptance/acceptance_log.hpp"
+#include "sim/acceptance/acceptance_registry.hpp"
+#include "sim/metrics.hpp"
+#include "traces/trace_loader.hpp"
+
+namespace sparksim {
+
+namespace {}  // namespace
+
+RunSetup prepare_run(const RunOptions& o) {
+  ProblemList problems;
+  RunSetup setup{o,
+                 {},
+                 std::nullopt,
+                 std::nullopt,
+                 {},
+                 {},
+                 NamedSpec::parse("static", "--policy"),
+                 NamedSpec::parse("bernoulli", "--acceptance"),
+                 1};
+
+  const int workloads = (!o.trace_path.empty() ? 1 : 0) +
+                        (o.closed_loop_users > 0 ? 1 : (!o.synthetic.empty() ? 1 : 0));
+  if (workloads != 1) {
+    problems.add(
+        "choose exactly one workload: --trace PATH, --synthetic SPEC, or "
+        "--closed-loop-users N with --synthetic SPEC");
+  }
+  if (o.closed_loop_users > 0 && o.synthetic.empty()) {
+    problems.add("--closed-loop-users needs --synthetic SPEC for request lengths and duration_s");
+  }
+  if (o.closed_loop_users < 0) problems.add("--closed-loop-users must be >= 0");
+  if (!(o.think_time_s >= 0) || !std::isfinite(o.think_time_s)) {
+    problems.add("--think-time-s must be a finite number >= 0");
+  }
+  if (!(o.rate_scale > 0) || !std::isfinite(o.rate_scale)) {
+    problems.add("--rate-scale must be a finite number > 0");
+  }
+  if (o.max_requests < 0) problems.add("--max-requests must be >= 0");
+  if (o.max_running < 1 || o.max_running > 1'000'000) {
+    problems.add("--max-running must be in [1, 1000000]");
+  }
+  if (o.max_batch_tokens < 1 || o.max_batch_tokens > 100'000'000) {
+    problems.add("--max-batch-tokens must be in [1, 100000000]");
+  }
+  if (o.kv_capacity_tokens < 0) problems.add("--kv-capacity-tokens must be >= 0");
+  if (o.host_overhead_us && !(*o.host_overhead_us >= 0 && *o.host_overhead_us < 1e9)) {
+    problems.add("--host-overhead-us must be a finite number >= 0 (microseconds per step)");
+  }
+  if (o.prefill != "chunked" && o.prefill != "separate") {
+    problems.add("--prefill: unknown mode '" + o.prefill + "'; valid: chunked, separate");
+  }
+  if (const auto belief = parse_sps_belief(o.sps)) {
+    setup.sps_belief = *belief;
+  } else {
+    problems.add("--sps: unknown belief '" + o.sps + "'; valid: " + kSpsBeliefChoices);
+  }
+  if (o.profile_path.empty()) problems.add("--profile PATH is required");
+
+  if (!o.profile_path.empty())
+    problems.check([&] { setup.profile = load_profile(o.profile_path); });
+  std::optional<DrafterSpec> drafter;
+  problems.check([&] { drafter = parse_drafter(o.drafter); });
+  problems.check([&] { setup.policy_spec = NamedSpec::parse(o.policy, "--policy"); });
+  // --acceptance-log PATH is short for --acceptance replay:log=PATH (replay's other keys may still
+  // come through --acceptance replay:signal=X).
+  std::string acceptance = o.acceptance;
+  if (!o.acceptance_log.empty()) {
+    if (o.acceptance_log.find(',') != std::string::npos) {
+      problems.add("--acceptance-log: the path must not contain ','");
+    } else if (o.acceptance.rfind("replay", 0) == 0) {
+      acceptance += o.acceptance == "replay" ? ":log=" : ",log=";
+      acceptance += o.acceptance_log;
+    } else if (o.acceptance != RunOptions{}.acceptance) {
+      std::string message = "--acceptance-log replays a log; it cannot be combined with ";
+      message += "--acceptance ";
+      message += o.acceptance;
+      problems.add(message);
+    } else {
+      acceptance = "replay:log=";
+      acceptance += o.acceptance_log;
+    }
+  }
+  problems.check([&] { setup.acceptance_spec = NamedSpec::parse(acceptance, "--acceptance"); });
+  if (drafter) {
+    // Build once here so bad parameters are reported now; execute_run builds fresh instances.
+    problems.check([&] { make_policy(setup.policy_spec, PolicyContext{drafter->gamma}); });
+    problems.check([&] {
+      make_acceptance_model(setup.acceptance_spec,
+                            AcceptanceContext{*drafter, setup.profile.target, o.seed});
+    });
+  } else {
+    // Parameters depend on γ, but unknown names can still be reported now.
+    problems.check([&] { find_policy(setup.policy_spec); });
+    problems.check([&] { find_acceptance_model(setup.acceptance_spec); });
+  }
+  if (!o.trace_path.empty()) {
+    problems.check([&] {
+      TraceOptions topt;
+      if (!o.trace_format.empty()) topt.format = parse_trace_format(o.trace_format);
+      if (!o.domain.empty()) {
+        Domain d;
+        if (!parse_domain(o.domain, d)) {
+          throw InputError("--domain: unknown domain '" + o.domain +
+                           "'; valid: " + valid_domain_list());
+        }
+        topt.domain = d;
+      }
+      topt.spread_buckets = o.spread_buckets;
+      setup.trace = load_trace(o.trace_path, topt);
+    });
+  } else if (!o.synthetic.empty()) {
+    problems.check([&] { setup.synthetic = parse_synthetic_spec(o.synthetic); });
+  }
+  problems.throw_if_any();
+  if (o.host_overhead_us) setup.profile.host_overhead_us = *o.host_overhead_us;
+
+  if (setup.synthetic && o.closed_loop_users > 0) {
+    setup.closed_loop =
+        ClosedLoopOptions{o.closed_loop_users, o.think_time_s, setup.synthetic->duration_s};
+    setup.trace.report.source = o.synthetic;
+    setup.trace.report.format = "closed-loop";
+  } else if (setup.synthetic) {
+    setup.trace = generate_synthetic_trace(*setup.synthetic, o.seed);
+  }
+  if (!setup.closed_loop) {
+    if (o.max_requests > 0 &&
+        static_cast<std::int64_t>(setup.trace.requests.size()) > o.max_requests) {
+      const auto dropped = static_cast<std::int64_t>(setup.trace.requests.size()) - o.max_requests;
+      setup.trace.requests.resize(static_cast<std::size_t>(o.max_requests));
+      setup.trace.report.rows_dropped += dropped;
+      setup.trace.report.rows_kept -= dropped;
+      setup.trace.report.notes.push_back("--max-requests " + std::to_string(o.max_requests) +
+                                         ": dropped the last " + std::to_string(dropped) + " rows");
+    }
+    if (o.rate_scale != 1.0) scale_arrivals(setup.trace, o.rate_scale);
+  }
+
+  EngineConfig& e = setup.engine;
+  e.drafter = *drafter;
+  e.max_running = o.max_running;
+  e.max_batch_tokens = o.max_batch_tokens;
+  e.prefill_mode = o.prefill == "separate" ? PrefillMode::kSeparate : PrefillMode::kChunked;
+  e.kv_capacity_tokens =
+      o.kv_capacity_tokens > 0 ? o.kv_capacity_tokens : setup.profile.kv_capacity_tokens();
+  e.policy_sees_hidden_outcome = find_policy(setup.policy_spec).sees_hidden_outcome;
+  setup.gpus = setup.profile.gpus * (e.prefill_mode == PrefillMode::kSeparate ? 2 : 1);
+  return setup;
+}
+
+nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchronous) {
+  const RunOptions& o = setup.options;
+  nlohmann::ordered_json cfg;
+  cfg["sparksim_version"] = sparksim_version();
+  cfg["sparksim_git_sha"] = sparksim_git_sha();
+  cfg["workload"] =
+      setup.closed_loop ? "closed-loop" : (o.trace_path.empty() ? "synthetic" : "trace");
+  cfg["trace"] = o.trace_path;
+  cfg["trace_format"] = setup.trace.report.format;
+  cfg["domain_override"] = o.domain;
+  cfg["spread_buckets"] = o.spread_buckets;
+  cfg["synthetic"] = o.synthetic;
+  cfg["closed_loop_users"] = o.closed_loop_users;
+  cfg["think_time_s"] = o.think_time_s;
+  cfg["rate_scale"] = o.rate_scale;
+  cfg["max_requests"] = o.max_requests;
+  cfg["profile"] = o.profile_path;
+  cfg["profile_source"] = setup.profile.provenance.source;
+  cfg["profile_gpu"] = setup.profile.provenance.gpu;
+  cfg["profile_target"] = setup.profile.target;
+  cfg["drafter"] = setup.engine.drafter.name;
+  cfg["gamma"] = setup.engine.drafter.gamma;
+  cfg["policy"] = setup.policy_spec.text();
+  cfg["acceptance"] = setup.acceptance_spec.text();
+  cfg["write_acceptance_log"] = o.write_acceptance_log;
+  cfg["seed"] = o.seed;
+  cfg["max_running"] = setup.engine.max_running;
+  cfg["max_batch_tokens"] = setup.engine.max_batch_tokens;
+  cfg["prefill"] = o.prefill;
+  cfg["sps"] = sps_belief_name(setup.sps_belief);
+  cfg["kv_capacity_tokens"] = setup.engine.kv_capacity_tokens;
+  cfg["kv_capacity_from_profile"] = o.kv_capacity_tokens == 0;
+  cfg["host_overhead_us"] = setup.profile.host_overhead_us;
+  cfg["host_overhead_from_profile"] = !o.host_overhead_us.has_value();
+  cfg["policy_synchronous"] = policy_synchronous;
+  return cfg;
+}
+
+RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
+                       std::ostream* acceptance_log) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const RunOptions& o = setup.options;
+  const TimeModel time_model(setup.profile);
+  const SpsTable sps = make_sps_table(
+      setup.profile, setup.sps_belief,
+      std::max<std::int64_t>(setup.engine.max_batch_tokens,
+                             setup.engine.max_running * (setup.engine.drafter.gamma + 1)));
+  auto policy = make_policy(setup.policy_spec, PolicyContext{setup.engine.drafter.gamma});
+  auto acceptance = make_acceptance_model(
+      setup.acceptance_spec, AcceptanceContext{setup.engine.drafter, setup.profile.target, o.seed});
+  if (acceptance_log != nullptr) {
+    const std::string& reproduced = acceptance->reproduces();
+    acceptance = std::make_unique<AcceptanceLogRecorder>(
+        std::move(acceptance), *acceptance_log,
+        AcceptanceLogHeader{
+            setup.engine.drafter.gamma, setup.engine.drafter.name, setup.profile.target,
+            reproduced.empty() ? setup.acceptance_spec.text() : reproduced, o.seed});
+  }
+  MetricsCollector metrics(requests_csv);
+  Engine engine(setup.engine, time_model, sps, *acceptance, *policy, metrics);
+  LiveSps live(time_model);
+  if (setup.sps_belief == SpsBelief::kLive) engine.use_live_sps(&live);
+
+  std::unique_ptr<Workload> workload;
+  if (setup.closed_loop) {
+    workload = std::make_unique<ClosedLoopWorkload>(*setup.synthetic, *setup.closed_loop, o.seed);
+  } else {
+    workload = std::make_unique<OpenLoopWorkload>(setup.trace.requests);
+  }
+  RunOutcome out;
+  out.stats = run_simulation(engine, *workload);
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  const AggregateCounters& c = metrics.counters();
+  const double duration_s = sim_time_to_seconds(out.stats.end_time);
+  const auto per = [](double num, double den) { return den > 0 ? num / den : 0.0; };
+
+  nlohmann::ordered_json& s = out.summary;
+  s["sparksim_version"] = sparksim_version();
+  s["profile_source"] = setup.profile.provenance.source;
+  s["profile_label"] = setup.profile.label();
+  s["drafter"] = setup.engine.drafter.name;
+  s["policy"] = setup.policy_spec.text();
+  s["sps"] = sps_belief_name(setup.sps_belief);
+  s["sps_belief"] = sps_belief_description(setup.sps_belief);
+  // A replay reports the acceptance spec recorded in its log, so it reproduces the summary.
+  s["acceptance"] =
+      acceptance->reproduces().empty() ? setup.acceptance_spec.text() : acceptance->reproduces();
+  s["acceptance_notes"] = acceptance->notes();
+  s["seed"] = o.seed;
+  MetricsTotals totals = totals_of(metrics);
+  totals.requests_total = out.stats.requests_submitted;
+  totals.requests_rejected_kv = out.stats.requests_rejected_kv;
+  totals.end_time = out.stats.end_time;
+  totals.gpus = setup.gpus;
+  totals.kv_capacity_tokens = setup.engine.kv_capacity_tokens;
+  put_metrics(s, totals);
+  s["sim_wall_s"] = wall_s;
+  s["request_steps_per_wall_s"] = per(static_cast<double>(c.request_steps), wall_s);
+  s["speedup_vs_simulated_time"] = per(duration_s, wall_s);
+  s["load_report"] = load_report_json(setup.trace.report);
+
+  out.config = run_config_json(setup, policy->synchronous());
+
+  out.timeseries_csv = timeseries_csv(metrics.per_second());
+  return out;
+}
+
+nlohmann::ordered_json run_to_directory(const RunOptions& options) {
+  if (options.out_dir.empty()) throw InputError("--out DIR is required");
+  const RunSetup setup = prepare_run(options);  // all input errors surface before any output
+  StagedDirectory dir(options.out_dir);
+  // The acceptance log goes to a temporary name next to its final path, renamed after the run.
+  const std::string& log_path = options.write_acceptance_log;
+  const std::string log_partial = log_path + ".partial-" + std::to_string(::getpid());
+  std::ofstream log;
+  if (!log_path.empty()) {
+    log.open(log_partial, std::ios::binary);
+    if (!log) throw InputError(log_path, 0, "cannot create the acceptance log");
+  }
+  RunOutcome outcome;
+  try {
+    std::ofstream requests(dir.file("requests.csv"), std::ios::binary);
+    outcome = execute_run(setup, &requests, log_path.empty() ? nullptr : &log);
+    if (!requests) throw std::runtime_error("failed writing requests.csv");
+    if (!log_path.empty()) {
+      log.close();
+      if (!log) throw std::runtime_error("failed writing " + log_path);
+    }
+  } catch (...) {
+    if (!log_path.empty()) std::filesystem::remove(log_partial);
+    throw;
+  }
+  const auto write = [&](const std::string& name, const std::string& text) {
+    write_file_bytes(dir.file(name), text);
+  };
+  write("summary.json", outcome.summary.dump(2) + "\n");
+  write("config.json", outcome.config.dump(2) + "\n");
+  write("timeseries.csv", outcome.timeseries_csv);
+  if (!log_path.empty()) std::filesystem::rename(log_partial, log_path);
+  dir.commit();
+  return outcome.summary;
+}
+
+}  // namespace sparksim
