@@ -9,6 +9,7 @@ namespace sparksim::cli {
 
 void add_run_command(CLI::App& app);          // run_command.cpp: one simulation, writes DIR/
 void add_profile_command(CLI::App& app);      // profile_command.cpp: analytic profile generator
+void add_profile_moe_command(CLI::App& app);  // profile_moe_command.cpp: DeepSeek-V4 replicas
 void add_profile_gpu_command(CLI::App& app);  // profile_gpu_command.cpp: measured, needs a GPU
 void add_policies_command(
     CLI::App& app);                       // run_command.cpp: `sparksim policies` lists the registry

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   sparksim::cli::add_run_command(app);
   sparksim::cli::add_profile_command(app);
+  sparksim::cli::add_profile_moe_command(app);
   sparksim::cli::add_profile_gpu_command(app);
   sparksim::cli::add_policies_command(app);
   sparksim::cli::add_calibrate_command(app);
