@@ -19,6 +19,7 @@ void add_slo_command(CLI::App& app);      // slo_command.cpp: SLA tiers against 
 void add_plan_command(CLI::App& app);     // plan_command.cpp: replicas needed to meet an SLO
 void add_cluster_command(CLI::App& app);  // cluster_command.cpp: many replicas on SimGrid
 void add_lossless_command(CLI::App& app);       // lossless_command.cpp: losslessness validator
+void add_fit_telemetry_command(CLI::App& app);  // fit_telemetry_command.cpp: V4 telemetry
 void add_calibrate_command(CLI::App& app);      // calibrate_command.cpp: STS from a log or run
 void add_heterogeneity_command(CLI::App& app);  // heterogeneity_command.cpp: vs Spec-Bench
 
