@@ -10,7 +10,7 @@ std::int64_t Profile::kv_capacity_tokens() const {
   // A profile that leaves no room (the loader rejects those) or has no KV size reports 0, never a
   // negative or infinite capacity.
   if (!(kv_bytes_per_token > 0)) return 0;
-  const double room = hbm_bytes * memory_utilization - weights_bytes;
+  const double room = hbm_bytes * memory_utilization - weights_bytes - reserved_bytes;
   if (!(room > 0)) return 0;
   return static_cast<std::int64_t>(std::floor(room / kv_bytes_per_token));
 }
@@ -19,6 +19,10 @@ std::string Profile::label() const {
   if (is_analytic()) {
     return "ANALYTIC roofline profile for " + provenance.gpu + " / " + target +
            " (not measured on a GPU)";
+  }
+  if (is_telemetry()) {
+    return "TELEMETRY-fitted profile for " + provenance.gpu + " / " + target +
+           " (step times fitted to a deployment's measured curve, not kernel timings)";
   }
   return "measured profile for " + provenance.gpu + " / " + target + " (" + provenance.date + ")";
 }

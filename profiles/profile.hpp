@@ -14,7 +14,7 @@
 namespace sparksim {
 
 struct Provenance {
-  std::string source;  // "measured" | "analytic"
+  std::string source;  // "measured" | "analytic" | "telemetry" (fitted to a deployment's curve)
   std::string gpu;     // e.g. "h100-sxm"
   std::string date;    // ISO date the profile was produced
   std::string tool;    // producing tool and version, e.g. "sparksim 0.1.0 profile-analytic"
@@ -24,6 +24,9 @@ struct Provenance {
 
 // Step time of the target's verification forward as a function of the batch's shape:
 //   t = fixed + dense(pad(B_total)) + kv_read * Σ ctx_decode + attn_pair * (query×context pairs)
+//       + per_request * R
+// (per_request: work per verifying request independent of its tokens, e.g. DeepSeek-V4's
+// sliding-window KV read; 0 and absent from the file for dense targets.)
 // dense(): piecewise linear through (dense_tokens[i], dense_us[i]), extrapolated linearly past
 // the last point; pad(): rounds B up to the next CUDA-graph bucket when B <= the largest bucket.
 struct VerifyTimeModel {
@@ -33,6 +36,7 @@ struct VerifyTimeModel {
   std::vector<double> dense_us;             // same length, non-decreasing
   double kv_read_ns_per_context_token = 0;  // reading one cached token's K/V in one step
   double attention_ns_per_pair = 0;         // one (query token, context token) score+value pair
+  double per_request_us = 0;                // per decode request in the step (optional key)
 };
 
 // Draft cost of one step for R requests with block size γ and C cached context tokens in total:
@@ -67,7 +71,10 @@ struct Profile {
   double weights_bytes = 0;
   double memory_utilization = 0.9;  // share of HBM the engine may use (weights + KV)
   double kv_bytes_per_token = 0;    // all layers, K and V
-  double host_overhead_us = 0;      // per step, paid only by synchronous schedulers
+  // Memory set aside besides weights and the token-proportional KV (optional key, default 0):
+  // DeepSeek-V4's per-request sliding-window KV for the replica's planned concurrency.
+  double reserved_bytes = 0;
+  double host_overhead_us = 0;  // per step, paid only by synchronous schedulers
   VerifyTimeModel verify;
   std::array<DraftTimeModel, kDrafterFamilyCount> draft;  // indexed by DrafterFamily
   SpsPoints sps;  // the `reference` belief's table (profiles/sps_belief.hpp)
@@ -76,9 +83,10 @@ struct Profile {
   SpsPoints sps_capture;
   std::string path;  // where it was loaded from ("" if built in memory)
 
-  // KV capacity in tokens: (hbm * utilization - weights) / kv_bytes_per_token, floored.
+  // KV capacity in tokens: (hbm * utilization - weights - reserved) / kv_bytes_per_token, floored.
   std::int64_t kv_capacity_tokens() const;
   bool is_analytic() const { return provenance.source == "analytic"; }
+  bool is_telemetry() const { return provenance.source == "telemetry"; }
   // The label every summary, report and plot title carries: "ANALYTIC roofline profile for
   // h100-sxm / qwen3-8b (not measured on a GPU)", or "measured profile for ... (date)".
   std::string label() const;

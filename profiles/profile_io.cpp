@@ -46,9 +46,10 @@ void read_provenance(const JsonFile& f, Provenance& p) {
   }
   f.reject_unknown_keys(ptr("/provenance"), {"source", "gpu", "date", "tool", "git_sha", "notes"});
   p.source = f.get_string(ptr("/provenance/source"));
-  if (p.source != "measured" && p.source != "analytic") {
+  if (p.source != "measured" && p.source != "analytic" && p.source != "telemetry") {
     f.fail(ptr("/provenance/source"),
-           "provenance.source is \"" + p.source + "\"; must be \"measured\" or \"analytic\"");
+           "provenance.source is \"" + p.source +
+               "\"; must be \"measured\", \"analytic\" or \"telemetry\"");
   }
   p.gpu = f.get_string(ptr("/provenance/gpu"));
   p.date = f.get_string(ptr("/provenance/date"));
@@ -84,19 +85,23 @@ void require_same_length(const JsonFile& f, const std::string& at, std::size_t s
 }
 
 void read_memory(const JsonFile& f, Profile& p) {
-  f.reject_unknown_keys(ptr("/memory"),
-                        {"hbm_bytes", "weights_bytes", "memory_utilization", "kv_bytes_per_token"});
+  f.reject_unknown_keys(ptr("/memory"), {"hbm_bytes", "weights_bytes", "memory_utilization",
+                                         "kv_bytes_per_token", "reserved_bytes"});
   p.hbm_bytes = f.get_number(ptr("/memory/hbm_bytes"), NumberRange::positive());
   p.weights_bytes = f.get_number(ptr("/memory/weights_bytes"), NumberRange::positive());
   p.memory_utilization =
       f.get_number(ptr("/memory/memory_utilization"), {0.0, 1.0, /*min_exclusive=*/true});
   p.kv_bytes_per_token = f.get_number(ptr("/memory/kv_bytes_per_token"), NumberRange::positive());
+  if (f.has(ptr("/memory/reserved_bytes"))) {
+    p.reserved_bytes = f.get_number(ptr("/memory/reserved_bytes"), NumberRange::at_least(0));
+  }
   if (p.kv_capacity_tokens() < 1) {
     f.fail(ptr("/memory/weights_bytes"),
            "memory.weights_bytes is " + format_number(p.weights_bytes) +
                "; leaves no room for a KV cache: hbm_bytes * memory_utilization is " +
-               format_number(p.hbm_bytes * p.memory_utilization) +
-               " and must exceed the weights by at least kv_bytes_per_token");
+               format_number(p.hbm_bytes * p.memory_utilization) + " (reserved_bytes " +
+               format_number(p.reserved_bytes) +
+               ") and must exceed the weights and reserve by at least kv_bytes_per_token");
   }
 }
 
@@ -107,8 +112,9 @@ const NumberRange kMicrosecondsRange = NumberRange::between(0, 1e9);  // <= 1000
 const NumberRange kNsPerTokenRange = NumberRange::between(0, 1e6);    // <= 1 ms per token
 
 void read_verify(const JsonFile& f, VerifyTimeModel& v) {
-  f.reject_unknown_keys(ptr("/verify"), {"fixed_us", "graph_buckets", "dense_tokens", "dense_us",
-                                         "kv_read_ns_per_context_token", "attention_ns_per_pair"});
+  f.reject_unknown_keys(
+      ptr("/verify"), {"fixed_us", "graph_buckets", "dense_tokens", "dense_us",
+                       "kv_read_ns_per_context_token", "attention_ns_per_pair", "per_request_us"});
   v.fixed_us = f.get_number(ptr("/verify/fixed_us"), kMicrosecondsRange);
   v.graph_buckets = read_ascending_tokens(f, "/verify/graph_buckets", 0);
   v.dense_tokens = read_ascending_tokens(f, "/verify/dense_tokens", 2);
@@ -126,6 +132,9 @@ void read_verify(const JsonFile& f, VerifyTimeModel& v) {
   v.kv_read_ns_per_context_token =
       f.get_number(ptr("/verify/kv_read_ns_per_context_token"), kNsPerTokenRange);
   v.attention_ns_per_pair = f.get_number(ptr("/verify/attention_ns_per_pair"), kNsPerTokenRange);
+  if (f.has(ptr("/verify/per_request_us"))) {
+    v.per_request_us = f.get_number(ptr("/verify/per_request_us"), kMicrosecondsRange);
+  }
 }
 
 void read_draft(const JsonFile& f, std::array<DraftTimeModel, kDrafterFamilyCount>& draft) {
@@ -191,6 +200,8 @@ Ordered profile_to_ordered(const Profile& p) {
                  {"weights_bytes", number(p.weights_bytes)},
                  {"memory_utilization", number(p.memory_utilization)},
                  {"kv_bytes_per_token", number(p.kv_bytes_per_token)}};
+  // Optional keys are written only when set, so dense profiles keep their exact layout.
+  if (p.reserved_bytes != 0) j["memory"]["reserved_bytes"] = number(p.reserved_bytes);
   j["host_overhead_us"] = number(p.host_overhead_us);
   j["verify"] = {{"fixed_us", number(p.verify.fixed_us)},
                  {"graph_buckets", p.verify.graph_buckets},
@@ -198,6 +209,7 @@ Ordered profile_to_ordered(const Profile& p) {
                  {"dense_us", numbers(p.verify.dense_us)},
                  {"kv_read_ns_per_context_token", number(p.verify.kv_read_ns_per_context_token)},
                  {"attention_ns_per_pair", number(p.verify.attention_ns_per_pair)}};
+  if (p.verify.per_request_us != 0) j["verify"]["per_request_us"] = number(p.verify.per_request_us);
   Ordered draft;
   for (int i = 0; i < kDrafterFamilyCount; ++i) {
     const DraftTimeModel& m = p.draft[i];

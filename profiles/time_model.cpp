@@ -78,7 +78,8 @@ SimTime TimeModel::verify_time(const BatchShape& shape) const {
           1e3 +
       verify_.kv_read_ns_per_context_token * static_cast<double>(shape.decode_context_tokens) +
       verify_.attention_ns_per_pair *
-          static_cast<double>(shape.verify_attention_pairs + shape.prefill_attention_pairs);
+          static_cast<double>(shape.verify_attention_pairs + shape.prefill_attention_pairs) +
+      verify_.per_request_us * 1e3 * static_cast<double>(shape.decode_requests);
   return round_ns(ns);
 }
 

@@ -11,12 +11,14 @@ void add_run_command(CLI::App& app);               // run_command.cpp: one simul
 void add_policies_command(CLI::App& app);          // policies_command.cpp: lists the registry
 void add_profile_analytic_command(CLI::App& app);  // profile_analytic_command.cpp: roofline profile
 void add_profile_command(CLI::App& app);           // profile_command.cpp: measured, needs a GPU
+void add_profile_moe_command(CLI::App& app);       // profile_moe_command.cpp: DeepSeek-V4 replicas
 void add_pareto_command(CLI::App& app);            // pareto_command.cpp: sweeps, frontiers, report
 void add_merge_command(CLI::App& app);             // merge_command.cpp: joins --shard outputs
 void add_slo_command(CLI::App& app);               // slo_command.cpp: SLA tiers against a baseline
 void add_plan_command(CLI::App& app);              // plan_command.cpp: replicas needed for an SLO
 void add_cluster_command(CLI::App& app);           // cluster_command.cpp: replicas on SimGrid
 void add_lossless_command(CLI::App& app);          // lossless_command.cpp: losslessness validator
+void add_fit_telemetry_command(CLI::App& app);     // fit_telemetry_command.cpp: V4 telemetry fit
 void add_calibrate_command(CLI::App& app);         // calibrate_command.cpp: STS from a log or run
 void add_heterogeneity_command(CLI::App& app);     // heterogeneity_command.cpp: vs Spec-Bench
 

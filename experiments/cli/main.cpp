@@ -12,8 +12,10 @@ int main(int argc, char** argv) {
   sparksim::cli::add_run_command(app);
   sparksim::cli::add_profile_analytic_command(app);
   sparksim::cli::add_profile_command(app);
+  sparksim::cli::add_profile_moe_command(app);
   sparksim::cli::add_policies_command(app);
   sparksim::cli::add_calibrate_command(app);
+  sparksim::cli::add_fit_telemetry_command(app);
   sparksim::cli::add_heterogeneity_command(app);
   sparksim::cli::add_pareto_command(app);
   sparksim::cli::add_merge_command(app);

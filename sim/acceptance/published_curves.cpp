@@ -27,6 +27,7 @@
 //     dependence (the report covers DeepSeek-V3 only).
 #include "sim/acceptance/published_curves.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -117,6 +118,42 @@ const TargetRow* find_row(std::string_view target) {
   return nullptr;
 }
 
+// DeepSeek-V4 targets (no DSpark Table 1 row): Figure 2's DSpark shapes per domain, shifted by
+// one common logit δ so that the domain-mean prefix survival at position 7 is 0.10, the bound of
+// the third-party vLLM DSpark integration note for V4-Flash at γ = 7 (position 1 at least 0.70,
+// position 7 below 0.10; ../shared/reference/v4_mtp1_telemetry.json). Not DeepSeek's figures and
+// not tuned to the paper's DSpark results. Positions past 7 keep position 7's value; no block-size
+// adjustment (the note measured γ = 7); V4-Pro gets the same curves (no Pro figures exist).
+constexpr double kV4SurvivalAtPosition7 = 0.10;
+
+MeanCurves v4_dspark_curves(int gamma) {
+  MeanCurves out;
+  const int extended = std::max(gamma, 7);
+  std::array<std::vector<double>, kDomainCount> base;
+  for (int d = 0; d < kDomainCount; ++d) {
+    const auto fig2 = figure2_curve(DrafterFamily::kDspark, static_cast<Domain>(d));
+    for (int k = 0; k < extended; ++k) {
+      base[d].push_back(logit(fig2[static_cast<std::size_t>(std::min(k, 6))]));
+    }
+  }
+  const auto mean_survival7 = [&](double s) {
+    double sum = 0;
+    for (int d = 0; d < kDomainCount; ++d) {
+      double survival = 1;
+      for (int k = 0; k < 7; ++k) survival *= sigmoid(base[d][static_cast<std::size_t>(k)] + s);
+      sum += survival;
+    }
+    return sum / kDomainCount;
+  };
+  const double delta = solve_shift(mean_survival7, kV4SurvivalAtPosition7);
+  for (int d = 0; d < kDomainCount; ++d) out.p[d] = shifted(base[d], delta, gamma);
+  out.notes.push_back(
+      "deepseek-v4 target: DSpark acceptance = the DSpark paper's Figure 2 shapes shifted so the "
+      "mean prefix survival at position 7 is 0.10 (third-party vLLM note for V4-Flash: position "
+      "1 >= 0.70, position 7 < 0.10); MTP-1 keeps the DeepSeek-V3 report's 0.85-0.90");
+  return out;
+}
+
 }  // namespace
 
 std::span<const std::string_view> published_targets() {
@@ -189,6 +226,9 @@ MeanCurves published_mean_curves(const DrafterSpec& drafter, const std::string& 
                      std::to_string(kMaxCalibratedGamma) +
                      " (DSpark Figure 4 ends at draft length 16); use --acceptance bernoulli for "
                      "larger blocks");
+  }
+  if (target.rfind("deepseek-v4-", 0) == 0 && drafter.family == DrafterFamily::kDspark) {
+    return v4_dspark_curves(gamma);
   }
   std::string row_target = target;
   if (find_row(target) == nullptr) {

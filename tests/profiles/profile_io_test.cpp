@@ -102,9 +102,10 @@ TEST_CASE("a profile without provenance is rejected at line 1") {
 TEST_CASE("bad provenance values are rejected at their lines") {
   const std::string source = replaced(kFixtureProfile, "\"measured\"", "\"guessed\"");
   BadProfile bad = load_bad("source", source, 4);
-  CHECK(bad.message ==
-        bad.expected_prefix +
-            "provenance.source is \"guessed\"; must be \"measured\" or \"analytic\"");
+  CHECK(
+      bad.message ==
+      bad.expected_prefix +
+          "provenance.source is \"guessed\"; must be \"measured\", \"analytic\" or \"telemetry\"");
 
   const std::string gpu = replaced(kFixtureProfile, "\"test-gpu\"", "\"\"");
   bad = load_bad("gpu", gpu, 5);
