@@ -413,6 +413,7 @@ PlanResult run_plan(const PlanOptions& o) {
   for (const auto& p : result.plans) config["policies"].push_back(p.drafter + "+" + p.policy);
   config["acceptance"] = o.run.acceptance;
   config["seed"] = o.run.seed;
+  config["engine_preset"] = o.run.engine;
   config["max_running"] = o.run.max_running;
   config["max_batch_tokens"] = o.run.max_batch_tokens;
   config["prefill"] = o.run.prefill;

@@ -16,11 +16,16 @@ std::int64_t Profile::kv_capacity_tokens() const {
 }
 
 std::string Profile::label() const {
+  std::string label;
   if (is_analytic()) {
-    return "ANALYTIC roofline profile for " + provenance.gpu + " / " + target +
-           " (not measured on a GPU)";
+    label = "ANALYTIC roofline profile for " + provenance.gpu + " / " + target +
+            " (not measured on a GPU)";
+  } else {
+    label =
+        "measured profile for " + provenance.gpu + " / " + target + " (" + provenance.date + ")";
   }
-  return "measured profile for " + provenance.gpu + " / " + target + " (" + provenance.date + ")";
+  if (step_terms.present) label += " + step terms calibrated on " + step_terms.measurements;
+  return label;
 }
 
 }  // namespace sparksim

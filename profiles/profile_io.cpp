@@ -16,8 +16,9 @@ using Pointer = JsonFile::Pointer;
 using Ordered = nlohmann::ordered_json;
 
 constexpr std::int64_t kMaxTableTokens = std::int64_t{1} << 40;  // far above any batch
-constexpr const char* kRootKeys[] = {"schema",           "provenance", "target", "gpus", "memory",
-                                     "host_overhead_us", "verify",     "draft",  "sps"};
+constexpr const char* kRootKeys[] = {"schema", "provenance",       "target", "gpus",
+                                     "memory", "host_overhead_us", "verify", "draft",
+                                     "sps",    "step_terms"};
 
 Pointer ptr(const std::string& s) {
   return Pointer(s);
@@ -158,6 +159,32 @@ void read_sps(const JsonFile& f, SpsPoints& s) {
   require_same_length(f, "/sps/steps_per_s", s.steps_per_s.size(), "/sps/tokens", s.tokens.size());
 }
 
+// Optional: profiles written before the section existed load unchanged, with no terms.
+void read_step_terms(const JsonFile& f, StepTerms& t) {
+  if (!f.has(ptr("/step_terms"))) return;
+  f.get_object(ptr("/step_terms"));
+  f.reject_unknown_keys(ptr("/step_terms"), {"source", "measurements", "tool", "notes",
+                                             "per_step_us", "per_sequence_us", "large_chunk_tokens",
+                                             "large_chunk_scale", "frontend_ms"});
+  t.present = true;
+  t.source = f.get_string(ptr("/step_terms/source"));
+  if (t.source != "calibrated") {
+    f.fail(ptr("/step_terms/source"), "step_terms.source is \"" + t.source +
+                                          "\"; must be \"calibrated\" (fitted to end-to-end "
+                                          "measurements named in step_terms.measurements)");
+  }
+  t.measurements = f.get_string(ptr("/step_terms/measurements"));
+  t.tool = f.get_string(ptr("/step_terms/tool"));
+  t.notes = f.get_string(ptr("/step_terms/notes"), /*allow_empty=*/true);
+  t.per_step_us = f.get_number(ptr("/step_terms/per_step_us"), NumberRange::between(0, 1e6));
+  t.per_sequence_us =
+      f.get_number(ptr("/step_terms/per_sequence_us"), NumberRange::between(0, 1e5));
+  t.large_chunk_tokens = f.get_int(ptr("/step_terms/large_chunk_tokens"), 1, kMaxTableTokens);
+  t.large_chunk_scale =
+      f.get_number(ptr("/step_terms/large_chunk_scale"), {0.0, 10.0, /*min_exclusive=*/true});
+  t.frontend_ms = f.get_number(ptr("/step_terms/frontend_ms"), NumberRange::between(0, 1e5));
+}
+
 // Integral values (byte counts, bucket sizes) print as JSON integers, the rest as doubles.
 Ordered number(double x) {
   if (x == std::floor(x) && std::fabs(x) < 9007199254740992.0) {
@@ -207,6 +234,18 @@ Ordered profile_to_ordered(const Profile& p) {
   j["sps"] = {{"reference", p.sps.reference},
               {"tokens", p.sps.tokens},
               {"steps_per_s", numbers(p.sps.steps_per_s)}};
+  if (p.step_terms.present) {
+    const StepTerms& t = p.step_terms;
+    j["step_terms"] = {{"source", t.source},
+                       {"measurements", t.measurements},
+                       {"tool", t.tool},
+                       {"notes", t.notes},
+                       {"per_step_us", number(t.per_step_us)},
+                       {"per_sequence_us", number(t.per_sequence_us)},
+                       {"large_chunk_tokens", t.large_chunk_tokens},
+                       {"large_chunk_scale", number(t.large_chunk_scale)},
+                       {"frontend_ms", number(t.frontend_ms)}};
+  }
   return j;
 }
 
@@ -223,7 +262,7 @@ Profile profile_from_json(const JsonFile& f) {
   read_provenance(f, p.provenance);
   f.reject_unknown_keys(
       ptr(""), {kRootKeys[0], kRootKeys[1], kRootKeys[2], kRootKeys[3], kRootKeys[4], kRootKeys[5],
-                kRootKeys[6], kRootKeys[7], kRootKeys[8]});
+                kRootKeys[6], kRootKeys[7], kRootKeys[8], kRootKeys[9]});
   p.target = f.get_string(ptr("/target"));
   p.gpus = static_cast<int>(f.get_int(ptr("/gpus"), 1, 4096));
   f.get_object(ptr("/memory"));
@@ -235,6 +274,7 @@ Profile profile_from_json(const JsonFile& f) {
   read_draft(f, p.draft);
   f.get_object(ptr("/sps"));
   read_sps(f, p.sps);
+  read_step_terms(f, p.step_terms);
   p.path = f.path();
   return p;
 }

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/engine_options.hpp"
 #include "experiments/cluster_experiment.hpp"
 #include "policies/policy_registry.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
@@ -96,7 +97,8 @@ void add_cluster_command(CLI::App& app) {
   cmd->add_option("--rate-scale", o.rate_scale, "divide inter-arrival times by X");
   cmd->add_option("--max-requests", o.max_requests, "keep only the first N trace rows");
   cmd->add_option("--profile", o.profile_path, "profile JSON (every replica runs it)");
-  cmd->add_option("--drafter", o.drafter, "mtp1 | eagle3-G | dflash-G | dspark-G")
+  cmd->add_option("--drafter", o.drafter,
+                  "none | mtp1 | eagle3-G | dflash-G | dspark-G (none: no speculation)")
       ->capture_default_str();
   cmd->add_option("--policy", o.policy, "verification policy spec ('--policy help' lists them)")
       ->capture_default_str();
@@ -105,6 +107,7 @@ void add_cluster_command(CLI::App& app) {
   cmd->add_option("--acceptance-log", o.acceptance_log,
                   "replay an acceptance log (ours, or Spec-Bench JSONL) per request and step");
   cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
+  add_engine_option(*cmd, o);
   cmd->add_option("--max-running", o.max_running, "per replica: max concurrent requests in KV")
       ->capture_default_str();
   cmd->add_option("--max-batch-tokens", o.max_batch_tokens, "per replica: per-step token budget")
@@ -119,7 +122,7 @@ void add_cluster_command(CLI::App& app) {
   cmd->add_option("--out", o.out_dir, "output directory");
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
-  cmd->callback([options, quiet] {
+  cmd->callback([cmd, options, quiet] {
     if (options->router == "help") {
       std::cout << describe_routers();
       return;
@@ -132,6 +135,7 @@ void add_cluster_command(CLI::App& app) {
       std::cout << describe_acceptance_models();
       return;
     }
+    apply_engine_preset(*cmd, options->run);
     const auto summary = cluster_to_directory(*options);
     if (!*quiet) {
       print_summary(summary);

@@ -4,6 +4,7 @@
 
 #include "experiments/capacity_plan.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/engine_options.hpp"
 
 namespace sparksim::cli {
 
@@ -30,6 +31,7 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--acceptance", r.acceptance, "acceptance model spec")->capture_default_str();
   cmd->add_option("--seed", r.seed, "random seed")->capture_default_str();
+  add_engine_option(*cmd, r);
   cmd->add_option("--max-running", r.max_running, "max concurrent requests per replica")
       ->capture_default_str();
   cmd->add_option("--max-batch-tokens", r.max_batch_tokens, "per-step token budget")
@@ -49,7 +51,8 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--jobs", o->jobs, "worker threads (default: every hardware thread)");
   cmd->add_option("--out", o->out_dir, "output directory");
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
-  cmd->callback([o, quiet] {
+  cmd->callback([cmd, o, quiet] {
+    apply_engine_preset(*cmd, o->run);
     const PlanResult result = run_plan(*o);
     if (*quiet) return;
     std::printf("profile   %s\n", result.profile_label.c_str());

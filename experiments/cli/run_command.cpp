@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/engine_options.hpp"
 #include "experiments/run_experiment.hpp"
 #include "policies/policy_registry.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
@@ -63,7 +64,8 @@ void add_run_command(CLI::App& app) {
   run->add_option("--max-requests", o.max_requests, "keep only the first N trace rows");
   run->add_option("--profile", o.profile_path,
                   "profile JSON (profiles/analytic/h100/qwen3-8b.json)");
-  run->add_option("--drafter", o.drafter, "mtp1 | eagle3-G | dflash-G | dspark-G")
+  run->add_option("--drafter", o.drafter,
+                  "none | mtp1 | eagle3-G | dflash-G | dspark-G (none: no speculation)")
       ->capture_default_str();
   run->add_option("--policy", o.policy, "verification policy spec ('--policy help' lists them)")
       ->capture_default_str();
@@ -74,6 +76,7 @@ void add_run_command(CLI::App& app) {
   run->add_option("--write-acceptance-log", o.write_acceptance_log,
                   "record every request-step's confidences and outcome (CSV) to this file");
   run->add_option("--seed", o.seed, "random seed")->capture_default_str();
+  add_engine_option(*run, o);
   run->add_option("--max-running", o.max_running, "max concurrent requests holding KV")
       ->capture_default_str();
   run->add_option("--max-batch-tokens", o.max_batch_tokens, "per-step token budget")
@@ -87,7 +90,7 @@ void add_run_command(CLI::App& app) {
   run->add_option("--out", o.out_dir, "output directory");
   auto quiet = std::make_shared<bool>(false);
   run->add_flag("--quiet", *quiet, "print nothing on success");
-  run->callback([options, quiet] {
+  run->callback([run, options, quiet] {
     if (options->policy == "help") {
       std::cout << describe_policies();
       return;
@@ -96,6 +99,7 @@ void add_run_command(CLI::App& app) {
       std::cout << describe_acceptance_models();
       return;
     }
+    apply_engine_preset(*run, *options);
     const auto summary = run_to_directory(*options);
     if (!*quiet) {
       print_summary(summary);
