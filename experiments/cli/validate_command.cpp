@@ -56,7 +56,8 @@ void run_validate(const ValidateOptions& o) {
     if (o.engine.empty()) cases.back().engine = "vllm";  // the file does not say; vLLM's by default
     if (cases.back().target.empty()) {
       if (!o.profiles.empty()) {
-        throw InputError(o.result + ": no model_id to pick a profile from --profiles; use --profile");
+        throw InputError(o.result +
+                         ": no model_id to pick a profile from --profiles; use --profile");
       }
       cases.back().target = "(--profile)";
     }
@@ -83,10 +84,12 @@ void run_validate(const ValidateOptions& o) {
     const StepTermFit fit =
         fit_step_terms(cases, bare, "sparksim " + sparksim_version() + " validate --calibrate-out");
     for (const std::string& line : fit.log) std::printf("calibrate  %s\n", line.c_str());
+    StepTerms terms = fit.terms;
+    terms.measurements += " (" + o.set + ")";
     std::filesystem::create_directories(o.calibrate_out);
     for (auto& [target, p] : profiles) {
       p = bare.at(target);
-      p.step_terms = fit.terms;
+      p.step_terms = terms;
       const std::string out =
           (std::filesystem::path(o.calibrate_out) / (target + ".json")).string();
       write_profile(p, out);
