@@ -5,6 +5,7 @@
 
 #include "cli_harness.hpp"
 #include "common/input_error.hpp"
+#include "experiments/sweep_config.hpp"
 #include "experiments/validate/benchmark_case.hpp"
 #include "experiments/validate/benchmark_replay.hpp"
 #include "profiles/profile_io.hpp"
@@ -159,4 +160,41 @@ TEST_CASE("engine presets are applied and recorded in config.json; explicit flag
   CHECK_THAT(c.output,
              Catch::Contains("--engine: unknown engine preset 'tgi'; valid: vllm, sglang"));
   CHECK_FALSE(std::filesystem::exists(dir / "c"));
+}
+
+TEST_CASE(
+    "sweep configs: engine.preset sets the limits, explicit keys win, a bad name is located") {
+  const std::string config = R"({
+  "schema": "sparksim.sweep/1",
+  "title": "t",
+  "profile": "tests/experiments/golden/two_requests/profile.json",
+  "workload": {"synthetic": "prompt=fixed:20,output=fixed:5,duration_s=2"},
+  "load": {"concurrency": [2]},
+  "systems": [{"drafter": "none", "policies": ["static"]}],
+  "seeds": [1],
+  "engine": {"preset": "sglang", "max_batch_tokens": 2048}
+})";
+  const auto dir = scratch_dir("sweep_preset");
+  std::ofstream(dir / "cfg.json") << config;
+  const SweepConfig c = load_sweep_config((dir / "cfg.json").string());
+  CHECK(c.engine == "sglang");
+  CHECK(c.max_running == 4096);
+  CHECK(c.max_batch_tokens == 2048);
+  const RunOptions o = point_run_options(c, expand_points(c).front());
+  CHECK(o.engine == "sglang");
+  CHECK(o.drafter == "none");
+  // The resolved config names the preset and reads back to itself.
+  const SweepConfig back = parse_sweep_config(JsonFile::from_json(c.resolved(), "resolved.json"));
+  CHECK(back.resolved().dump() == c.resolved().dump());
+
+  std::string bad = config;
+  bad.replace(bad.find("\"sglang\""), 8, "\"tgi\"");
+  std::ofstream(dir / "bad.json") << bad;
+  try {
+    load_sweep_config((dir / "bad.json").string());
+    FAIL("loaded");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(),
+               Catch::Contains("bad.json:9:") && Catch::Contains("unknown engine preset"));
+  }
 }
