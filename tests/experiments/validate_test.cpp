@@ -198,3 +198,26 @@ TEST_CASE(
                Catch::Contains("bad.json:9:") && Catch::Contains("unknown engine preset"));
   }
 }
+
+TEST_CASE("--drafter none runs wherever a drafter does: run, cluster, plan") {
+  const auto dir = scratch_dir("drafter_none");
+  const std::string workload =
+      " --synthetic rate=20,prompt=fixed:20,output=fixed:5,duration_s=2 --profile " +
+      kGoldenProfile + " --drafter none --quiet --out ";
+  const auto run = run_cli("run" + workload + (dir / "run").string(), dir);
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  const auto s = read_json(dir / "run" / "summary.json");
+  CHECK(s["tau_mean"].get<double>() == 1.0);  // one token per request-step
+  CHECK(s["rejected_draft_frac"].get<double>() == 0.0);
+  const auto cluster = run_cli("cluster --replicas 2" + workload + (dir / "cluster").string(), dir);
+  INFO(cluster.output);
+  CHECK(cluster.exit_code == 0);
+  const auto plan =
+      run_cli("plan --synthetic rate=20,prompt=fixed:20,output=fixed:5,duration_s=2 --profile " +
+                  kGoldenProfile + " --policies none+static --slo 'ttft_p99_ms<=1000' " +
+                  "--max-replicas 2 --jobs 1 --quiet --out " + (dir / "plan").string(),
+              dir);
+  INFO(plan.output);
+  CHECK(plan.exit_code == 0);
+}
