@@ -131,7 +131,7 @@ TEST_CASE("validate CLI: exit 0 within tolerance, 3 outside, JSON report either 
         Approx(0.2));  // (100 - 125) / 125
 }
 
-TEST_CASE("engine presets are applied and recorded in config.json; explicit flags win") {
+TEST_CASE("engine presets are applied and recorded in config.json and explicit flags win") {
   const auto dir = scratch_dir("engine_preset");
   const std::string run =
       "run --synthetic rate=5,prompt=fixed:20,output=fixed:5,duration_s=2 "
@@ -199,7 +199,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("--drafter none runs wherever a drafter does: run, cluster, plan") {
+TEST_CASE("drafter none runs wherever a drafter does: run, cluster and plan") {
   const auto dir = scratch_dir("drafter_none");
   const std::string workload =
       " --synthetic rate=20,prompt=fixed:20,output=fixed:5,duration_s=2 --profile " +
