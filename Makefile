@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 SPARKSIM := $(BUILD)/sparksim
 DEMO_OUT ?= out/demo
 
-.PHONY: deps configure build cli demo demo-run test test-fast test-sanitize test-slurm fuzz-build fuzz format format-check tidy bench clean
+.PHONY: deps configure build cli demo demo-run validate test test-fast test-sanitize test-slurm fuzz-build fuzz format format-check tidy bench clean
 
 deps:
 	@./scripts/install_deps.sh
@@ -32,6 +32,16 @@ demo-run: cli
 	$(SPARKSIM) run --trace traces/azure_conv_2023.csv \
 	  --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --policy static:k=3 \
 	  --seed 1 --out $(DEMO_OUT)-run
+
+# The bundled validation set (experiments/validate/data/h100_serving_set.json, docs/validation.md):
+# published vLLM / SGLang / TensorRT-LLM measurements on one H100 replayed with --drafter none on
+# the calibrated profiles; prints measured vs simulated per case and exits 3 if the check cases
+# miss the targets (5% mean, 10% worst).
+VALIDATE_OUT ?= out/validate
+validate: build
+	@mkdir -p $(VALIDATE_OUT)
+	$(SPARKSIM) validate --set experiments/validate/data/h100_serving_set.json \
+	  --profiles profiles/calibrated/h100 --json $(VALIDATE_OUT)/report.json
 
 # What CI runs (.ci/run): formatting, the whole suite on the Release build, then the whole suite
 # again under AddressSanitizer + UndefinedBehaviorSanitizer (about 30 min in all on 2 cores from

@@ -138,7 +138,11 @@ const PolicyRow& find_policy(const NamedSpec& spec) {
 }
 
 std::unique_ptr<VerificationPolicy> make_policy(const NamedSpec& spec, const PolicyContext& ctx) {
-  return find_policy(spec).make(spec, ctx);
+  const PolicyRow& row = find_policy(spec);
+  // γ = 0 (`--drafter none`): there are no drafts to choose from, so every policy verifies none
+  // and nothing waits on the host (the name is still checked, so sweeps keep one policy list).
+  if (ctx.gamma == 0) return std::make_unique<StaticPolicy>(0, false);
+  return row.make(spec, ctx);
 }
 
 std::string describe_policies() {

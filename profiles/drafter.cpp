@@ -1,4 +1,4 @@
-// Parses drafter names of the form FAMILY-γ (or plain `mtp1`).
+// Parses drafter names of the form FAMILY-γ (or plain `mtp1`, or `none` for no speculation).
 #include "profiles/drafter.hpp"
 
 #include <charconv>
@@ -8,10 +8,12 @@
 namespace sparksim {
 
 namespace {
-constexpr const char* kValidForms = "valid: mtp1, eagle3-G, dflash-G, dspark-G with G in 1..32";
+constexpr const char* kValidForms =
+    "valid: none, mtp1, eagle3-G, dflash-G, dspark-G with G in 1..32";
 }
 
 DrafterSpec parse_drafter(const std::string& name) {
+  if (name == kNoDrafterName) return {DrafterFamily::kNone, 0, kNoDrafterName};
   if (name == "mtp1") return {DrafterFamily::kMtp1, 1, "mtp1"};
   const auto dash = name.rfind('-');
   if (dash != std::string::npos) {

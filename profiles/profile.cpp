@@ -16,15 +16,19 @@ std::int64_t Profile::kv_capacity_tokens() const {
 }
 
 std::string Profile::label() const {
+  std::string label;
   if (is_analytic()) {
-    return "ANALYTIC roofline profile for " + provenance.gpu + " / " + target +
-           " (not measured on a GPU)";
+    label = "ANALYTIC roofline profile for " + provenance.gpu + " / " + target +
+            " (not measured on a GPU)";
+  } else if (is_telemetry()) {
+    label = "TELEMETRY-fitted profile for " + provenance.gpu + " / " + target +
+            " (step times fitted to a deployment's measured curve, not kernel timings)";
+  } else {
+    label =
+        "measured profile for " + provenance.gpu + " / " + target + " (" + provenance.date + ")";
   }
-  if (is_telemetry()) {
-    return "TELEMETRY-fitted profile for " + provenance.gpu + " / " + target +
-           " (step times fitted to a deployment's measured curve, not kernel timings)";
-  }
-  return "measured profile for " + provenance.gpu + " / " + target + " (" + provenance.date + ")";
+  if (step_terms.present) label += " + step terms calibrated on " + step_terms.measurements;
+  return label;
 }
 
 }  // namespace sparksim

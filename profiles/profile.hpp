@@ -62,6 +62,27 @@ struct SpsPoints {
   std::string reference;             // how the points were obtained (context length, R per B, ...)
 };
 
+// Step-time terms a kernel-level model misses, fitted to end-to-end serving measurements (the
+// profile's optional "step_terms" section; absent = all zero and scale 1, the kernel model alone).
+// They say which measurements they came from: they are calibrated, never measured kernels.
+//   step += per_step_us (launch and scheduling gap of every step)
+//         + per_sequence_us * decode requests (sampling, norms and small kernels per sampled row)
+//   dense(T) for T > large_chunk_tokens = dense(L) + large_chunk_scale * (dense(T) - dense(L))
+//   (prefill efficiency at large chunks); frontend_ms delays each request before the scheduler
+//   sees it (HTTP, chat template, tokenisation): TTFT and E2E grow, GPU time does not.
+struct StepTerms {
+  bool present = false;
+  std::string source;        // "calibrated"
+  std::string measurements;  // which end-to-end measurements (cases) the terms were fitted to
+  std::string tool;          // how (command and version)
+  std::string notes;
+  double per_step_us = 0;
+  double per_sequence_us = 0;
+  std::int64_t large_chunk_tokens = 0;
+  double large_chunk_scale = 1;
+  double frontend_ms = 0;
+};
+
 struct Profile {
   Provenance provenance;
   std::string target;  // e.g. "qwen3-8b"
@@ -81,6 +102,7 @@ struct Profile {
   // The `capture` belief's table (as SGLang's DSpark port profiles it at CUDA-graph capture).
   // Optional in files: a profile without one gets it derived from `verify` when loaded.
   SpsPoints sps_capture;
+  StepTerms step_terms;
   std::string path;  // where it was loaded from ("" if built in memory)
 
   // KV capacity in tokens: (hbm * utilization - weights - reserved) / kv_bytes_per_token, floored.

@@ -18,9 +18,9 @@ using Pointer = JsonFile::Pointer;
 using Ordered = nlohmann::ordered_json;
 
 constexpr std::int64_t kMaxTableTokens = std::int64_t{1} << 40;  // far above any batch
-constexpr const char* kRootKeys[] = {"schema", "provenance",       "target", "gpus",
-                                     "memory", "host_overhead_us", "verify", "draft",
-                                     "sps",    "sps_capture"};
+constexpr const char* kRootKeys[] = {"schema", "provenance",       "target",    "gpus",
+                                     "memory", "host_overhead_us", "verify",    "draft",
+                                     "sps",    "sps_capture",      "step_terms"};
 
 Pointer ptr(const std::string& s) {
   return Pointer(s);
@@ -174,6 +174,32 @@ void read_sps(const JsonFile& f, const std::string& at, SpsPoints& s) {
                       s.tokens.size());
 }
 
+// Optional: profiles written before the section existed load unchanged, with no terms.
+void read_step_terms(const JsonFile& f, StepTerms& t) {
+  if (!f.has(ptr("/step_terms"))) return;
+  f.get_object(ptr("/step_terms"));
+  f.reject_unknown_keys(ptr("/step_terms"), {"source", "measurements", "tool", "notes",
+                                             "per_step_us", "per_sequence_us", "large_chunk_tokens",
+                                             "large_chunk_scale", "frontend_ms"});
+  t.present = true;
+  t.source = f.get_string(ptr("/step_terms/source"));
+  if (t.source != "calibrated") {
+    f.fail(ptr("/step_terms/source"), "step_terms.source is \"" + t.source +
+                                          "\"; must be \"calibrated\" (fitted to end-to-end "
+                                          "measurements named in step_terms.measurements)");
+  }
+  t.measurements = f.get_string(ptr("/step_terms/measurements"));
+  t.tool = f.get_string(ptr("/step_terms/tool"));
+  t.notes = f.get_string(ptr("/step_terms/notes"), /*allow_empty=*/true);
+  t.per_step_us = f.get_number(ptr("/step_terms/per_step_us"), NumberRange::between(0, 1e6));
+  t.per_sequence_us =
+      f.get_number(ptr("/step_terms/per_sequence_us"), NumberRange::between(0, 1e5));
+  t.large_chunk_tokens = f.get_int(ptr("/step_terms/large_chunk_tokens"), 1, kMaxTableTokens);
+  t.large_chunk_scale =
+      f.get_number(ptr("/step_terms/large_chunk_scale"), {0.0, 10.0, /*min_exclusive=*/true});
+  t.frontend_ms = f.get_number(ptr("/step_terms/frontend_ms"), NumberRange::between(0, 1e5));
+}
+
 // Integral values (byte counts, bucket sizes) print as JSON integers, the rest as doubles.
 Ordered number(double x) {
   if (x == std::floor(x) && std::fabs(x) < 9007199254740992.0) {
@@ -231,6 +257,18 @@ Ordered profile_to_ordered(const Profile& p) {
                         {"tokens", p.sps_capture.tokens},
                         {"steps_per_s", numbers(p.sps_capture.steps_per_s)}};
   }
+  if (p.step_terms.present) {
+    const StepTerms& t = p.step_terms;
+    j["step_terms"] = {{"source", t.source},
+                       {"measurements", t.measurements},
+                       {"tool", t.tool},
+                       {"notes", t.notes},
+                       {"per_step_us", number(t.per_step_us)},
+                       {"per_sequence_us", number(t.per_sequence_us)},
+                       {"large_chunk_tokens", t.large_chunk_tokens},
+                       {"large_chunk_scale", number(t.large_chunk_scale)},
+                       {"frontend_ms", number(t.frontend_ms)}};
+  }
   return j;
 }
 
@@ -270,6 +308,7 @@ Profile profile_from_json(const JsonFile& f) {
                                  e.what());
     }
   }
+  read_step_terms(f, p.step_terms);
   p.path = f.path();
   return p;
 }

@@ -31,7 +31,8 @@ SimTime round_ns(double ns) {
 TimeModel::TimeModel(const Profile& profile)
     : verify_(profile.verify),
       draft_(profile.draft),
-      host_overhead_(round_ns(profile.host_overhead_us * 1e3)) {
+      host_overhead_(round_ns(profile.host_overhead_us * 1e3)),
+      terms_(profile.step_terms) {
   // The loader guarantees these; a profile built in memory must too (a programming error).
   const auto& x = verify_.dense_tokens;
   if (x.size() < 2 || x.size() != verify_.dense_us.size()) {
@@ -45,7 +46,7 @@ TimeModel::TimeModel(const Profile& profile)
   }
   padded_dense_us_.resize(static_cast<std::size_t>(kPaddedDenseTokens));
   for (std::int64_t t = 0; t < kPaddedDenseTokens; ++t) {
-    padded_dense_us_[static_cast<std::size_t>(t)] = dense_us(pad(t));
+    padded_dense_us_[static_cast<std::size_t>(t)] = step_dense_us(pad(t));
   }
 }
 
@@ -68,13 +69,21 @@ double TimeModel::dense_us(std::int64_t tokens) const {
   return y[i] + dense_slope_us_[seg] * static_cast<double>(tokens - x[i]);
 }
 
+double TimeModel::step_dense_us(std::int64_t tokens) const {
+  const std::int64_t from = terms_.large_chunk_tokens;
+  if (!terms_.present || tokens <= from) return dense_us(tokens);
+  const double base = dense_us(from);
+  return base + terms_.large_chunk_scale * (dense_us(tokens) - base);
+}
+
 SimTime TimeModel::verify_time(const BatchShape& shape) const {
   const std::int64_t tokens = shape.verify_tokens + shape.prefill_tokens;
   if (tokens <= 0) return 0;
   const double ns =
-      (verify_.fixed_us + (tokens < kPaddedDenseTokens
-                               ? padded_dense_us_[static_cast<std::size_t>(tokens)]
-                               : dense_us(pad(tokens)))) *
+      (verify_.fixed_us +
+       (tokens < kPaddedDenseTokens ? padded_dense_us_[static_cast<std::size_t>(tokens)]
+                                    : step_dense_us(pad(tokens))) +
+       terms_.per_step_us + terms_.per_sequence_us * static_cast<double>(shape.decode_requests)) *
           1e3 +
       verify_.kv_read_ns_per_context_token * static_cast<double>(shape.decode_context_tokens) +
       verify_.attention_ns_per_pair *
@@ -89,7 +98,7 @@ SimTime TimeModel::draft_time(const DrafterSpec& drafter, std::int64_t requests)
 
 SimTime TimeModel::draft_time(const DrafterSpec& drafter, std::int64_t requests,
                               std::int64_t context_tokens) const {
-  if (requests <= 0) return 0;
+  if (requests <= 0 || !drafter.speculates()) return 0;  // no drafter, no draft forward
   const DraftTimeModel& m = draft_[static_cast<int>(drafter.family)];
   const double gamma = static_cast<double>(drafter.gamma);
   const double passes = m.sequential_in_gamma ? gamma : 1.0;

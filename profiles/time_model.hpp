@@ -39,6 +39,8 @@ class TimeModel {
 
  private:
   double dense_us(std::int64_t tokens) const;
+  // dense_us() with the profile's large-chunk efficiency term applied past its threshold.
+  double step_dense_us(std::int64_t tokens) const;
   std::int64_t pad(std::int64_t tokens) const;
   // dense_us(pad(tokens)) for tokens < kPaddedDenseTokens, so a step's time needs no search.
   static constexpr std::int64_t kPaddedDenseTokens = 16384;
@@ -47,6 +49,7 @@ class TimeModel {
   std::vector<double> dense_slope_us_;  // per segment i: (dense_us[i+1] - dense_us[i]) / Δtokens
   std::array<DraftTimeModel, kDrafterFamilyCount> draft_;
   SimTime host_overhead_ = 0;
+  StepTerms terms_;
 };
 
 class SpsTable {

@@ -85,12 +85,13 @@ void add_cluster_command(CLI::App& app) {
   cmd->add_option("--out", o.out_dir, "output directory");
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
-  cmd->callback([options, quiet] {
+  cmd->callback([cmd, options, quiet] {
     if (options->router == "help") {
       std::cout << describe_routers();
       return;
     }
     if (print_requested_help(options->run)) return;
+    apply_engine_preset(*cmd, options->run);
     const auto summary = cluster_to_directory(*options);
     if (!*quiet) {
       print_summary(summary);

@@ -21,6 +21,7 @@ void add_lossless_command(CLI::App& app);          // lossless_command.cpp: loss
 void add_fit_telemetry_command(CLI::App& app);     // fit_telemetry_command.cpp: V4 telemetry fit
 void add_calibrate_command(CLI::App& app);         // calibrate_command.cpp: STS from a log or run
 void add_heterogeneity_command(CLI::App& app);     // heterogeneity_command.cpp: vs Spec-Bench
+void add_validate_command(CLI::App& app);          // validate_command.cpp: replay real benchmarks
 
 // Thrown by a command that finished its work but must exit with a code of its own (`sparksim
 // lossless` exits 3 when it detects distortion); main() returns `code`.

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   sparksim::cli::add_plan_command(app);
   sparksim::cli::add_cluster_command(app);
   sparksim::cli::add_lossless_command(app);
+  sparksim::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const sparksim::cli::CommandExit& e) {

@@ -37,8 +37,9 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--jobs", o->jobs, "worker threads (default: every hardware thread)");
   cmd->add_option("--out", o->out_dir, "output directory");
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
-  cmd->callback([o, quiet] {
+  cmd->callback([cmd, o, quiet] {
     if (print_requested_help(o->run)) return;
+    apply_engine_preset(*cmd, o->run);
     const PlanResult result = run_plan(*o);
     if (*quiet) return;
     std::printf("profile   %s\n", result.profile_label.c_str());

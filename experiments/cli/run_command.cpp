@@ -50,8 +50,9 @@ void add_run_command(CLI::App& app) {
   run->add_option("--out", o.out_dir, "output directory");
   auto quiet = std::make_shared<bool>(false);
   run->add_flag("--quiet", *quiet, "print nothing on success");
-  run->callback([options, quiet] {
+  run->callback([run, options, quiet] {
     if (print_requested_help(*options)) return;
+    apply_engine_preset(*run, *options);
     const auto summary = run_to_directory(*options);
     if (!*quiet) {
       print_summary(summary);

@@ -5,6 +5,7 @@
 
 #include "policies/policy_registry.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
+#include "sim/engine_preset.hpp"
 
 namespace sparksim::cli {
 
@@ -33,7 +34,8 @@ void add_profile_option(CLI::App& cmd, RunOptions& run, const std::string& descr
 }
 
 void add_system_options(CLI::App& cmd, RunOptions& run) {
-  cmd.add_option("--drafter", run.drafter, "mtp1 | eagle3-G | dflash-G | dspark-G")
+  cmd.add_option("--drafter", run.drafter,
+                 "none | mtp1 | eagle3-G | dflash-G | dspark-G (none: no speculation)")
       ->capture_default_str();
   cmd.add_option("--policy", run.policy, "verification policy spec ('--policy help' lists them)")
       ->capture_default_str();
@@ -48,6 +50,9 @@ void add_acceptance_options(CLI::App& cmd, RunOptions& run) {
 }
 
 void add_engine_options(CLI::App& cmd, RunOptions& run) {
+  cmd.add_option("--engine", run.engine,
+                 "engine preset: " + engine_preset_names() +
+                     " (max sequences, token budget, chunked prefill, KV memory share)");
   cmd.add_option("--max-running", run.max_running,
                  "max concurrent requests holding KV (per replica)")
       ->capture_default_str();
@@ -64,6 +69,18 @@ void add_engine_options(CLI::App& cmd, RunOptions& run) {
   cmd.add_option_function<double>(
       "--host-overhead-us", [&run](double us) { run.host_overhead_us = us; },
       "host scheduling overhead per step paid by synchronous policies (default: the profile's)");
+}
+
+void apply_engine_preset(const CLI::App& cmd, RunOptions& run) {
+  if (run.engine.empty()) return;
+  for (const EnginePreset& p : engine_presets()) {
+    if (p.name != run.engine) continue;
+    if (cmd.count("--max-running") == 0) run.max_running = p.max_running;
+    if (cmd.count("--max-batch-tokens") == 0) run.max_batch_tokens = p.max_batch_tokens;
+    if (cmd.count("--prefill") == 0) {
+      run.prefill = p.prefill == PrefillMode::kChunked ? "chunked" : "separate";
+    }
+  }
 }
 
 bool print_requested_help(const RunOptions& run) {

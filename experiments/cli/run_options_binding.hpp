@@ -20,9 +20,15 @@ void add_profile_option(CLI::App& cmd, RunOptions& run, const std::string& descr
 void add_system_options(CLI::App& cmd, RunOptions& run);
 // --acceptance, --acceptance-log, --seed.
 void add_acceptance_options(CLI::App& cmd, RunOptions& run);
-// --max-running, --max-batch-tokens, --prefill, --kv-capacity-tokens, --host-overhead-us; each
-// per replica where a subcommand runs several.
+// --engine (a preset: sim/engine_preset.hpp), --max-running, --max-batch-tokens, --prefill,
+// --sps, --kv-capacity-tokens, --host-overhead-us; each per replica where a subcommand runs
+// several.
 void add_engine_options(CLI::App& cmd, RunOptions& run);
+// Call in the command's callback, before prepare_run(): `--engine NAME` copies the preset's
+// limits into `run`; flags given explicitly on the same command line (--max-running,
+// --max-batch-tokens, --prefill) keep their values. An unknown name is left for prepare_run to
+// report with the other problems.
+void apply_engine_preset(const CLI::App& cmd, RunOptions& run);
 
 // `--policy help` and `--acceptance help` list the registries instead of running: prints the
 // list asked for and returns true, or returns false when neither was asked for.

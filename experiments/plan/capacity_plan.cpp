@@ -401,6 +401,7 @@ PlanResult run_plan(const PlanOptions& o) {
   config["acceptance"] = o.run.acceptance;
   config["acceptance_log"] = o.run.acceptance_log;
   config["seed"] = o.run.seed;
+  config["engine_preset"] = o.run.engine;
   config["max_running"] = o.run.max_running;
   config["max_batch_tokens"] = o.run.max_batch_tokens;
   config["prefill"] = o.run.prefill;

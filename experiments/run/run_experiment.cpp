@@ -25,6 +25,7 @@
 #include "profiles/time_model.hpp"
 #include "sim/acceptance/acceptance_log.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
+#include "sim/engine_preset.hpp"
 #include "sim/metrics.hpp"
 #include "traces/trace_loader.hpp"
 
@@ -86,6 +87,11 @@ RunSetup prepare_run(const RunOptions& o) {
     problems.check([&] { setup.profile = load_profile(o.profile_path); });
   std::optional<DrafterSpec> drafter;
   problems.check([&] { drafter = parse_drafter(o.drafter); });
+  const EnginePreset* preset = nullptr;
+  if (!o.engine.empty()) problems.check([&] { preset = &find_engine_preset(o.engine); });
+  if (drafter && !drafter->speculates() && !o.write_acceptance_log.empty()) {
+    problems.add("--write-acceptance-log: --drafter none drafts nothing, so there is no log");
+  }
   problems.check([&] { setup.policy_spec = NamedSpec::parse(o.policy, "--policy"); });
   // --acceptance-log PATH is short for --acceptance replay:log=PATH (replay's other keys may still
   // come through --acceptance replay:signal=X).
@@ -139,6 +145,7 @@ RunSetup prepare_run(const RunOptions& o) {
   }
   problems.throw_if_any();
   if (o.host_overhead_us) setup.profile.host_overhead_us = *o.host_overhead_us;
+  if (preset != nullptr) setup.profile.memory_utilization = preset->memory_utilization;
 
   if (setup.synthetic && o.closed_loop_users > 0) {
     setup.closed_loop =
@@ -199,6 +206,8 @@ nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchr
   cfg["acceptance"] = setup.acceptance_spec.text();
   cfg["write_acceptance_log"] = o.write_acceptance_log;
   cfg["seed"] = o.seed;
+  cfg["engine_preset"] = o.engine;
+  cfg["memory_utilization"] = setup.profile.memory_utilization;
   cfg["max_running"] = setup.engine.max_running;
   cfg["max_batch_tokens"] = setup.engine.max_batch_tokens;
   cfg["prefill"] = o.prefill;

@@ -44,6 +44,10 @@ struct RunOptions {
   std::string write_acceptance_log;  // record every request-step's draws to this file
   std::uint64_t seed = 1;
 
+  // Engine preset (sim/engine_preset.hpp) the limits below came from, "" = none. The CLI copies a
+  // preset's limits into these fields (flags given explicitly win); prepare_run() checks the name
+  // and applies the preset's KV memory share to the profile.
+  std::string engine;
   std::int64_t max_running = 256;
   std::int64_t max_batch_tokens = 8192;
   std::string prefill = "chunked";      // chunked | separate

@@ -17,6 +17,7 @@
 #include "profiles/profile_io.hpp"
 #include "profiles/sps_belief.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
+#include "sim/engine_preset.hpp"
 #include "traces/synthetic.hpp"
 #include "traces/trace_loader.hpp"
 
@@ -44,8 +45,8 @@ constexpr std::string_view kWorkloadKeys[] = {"trace",          "trace_format", 
                                               "think_time_s"};
 constexpr std::string_view kLoadKeys[] = {"concurrency", "rate_scale"};
 constexpr std::string_view kSystemKeys[] = {"drafter", "policies", "sps"};
-constexpr std::string_view kEngineKeys[] = {"max_running", "max_batch_tokens", "prefill", "sps",
-                                            "kv_capacity_tokens"};
+constexpr std::string_view kEngineKeys[] = {"preset",  "max_running", "max_batch_tokens",
+                                            "prefill", "sps",         "kv_capacity_tokens"};
 constexpr std::string_view kBaselineKeys[] = {"drafter", "policy"};
 
 template <std::size_t N>
@@ -323,6 +324,16 @@ SweepConfig parse_sweep_config(const JsonFile& f) {
     problems.check([&] { f.get_object(en); });
     if (f.root().at(en).is_object()) {
       check_keys(f, en, kEngineKeys, problems);
+      // A preset (sim/engine_preset.hpp) sets the limits; keys given beside it win.
+      if (f.has(en / "preset")) {
+        check_at(f, en / "preset", problems, [&] {
+          const EnginePreset& p = find_engine_preset(f.get_string(en / "preset"));
+          c.engine = std::string(p.name);
+          c.max_running = p.max_running;
+          c.max_batch_tokens = p.max_batch_tokens;
+          c.prefill = p.prefill == PrefillMode::kChunked ? "chunked" : "separate";
+        });
+      }
       if (f.has(en / "max_running")) {
         problems.check([&] { c.max_running = f.get_int(en / "max_running", 1, 1'000'000); });
       }
@@ -503,11 +514,13 @@ nlohmann::ordered_json SweepConfig::resolved() const {
   j["systems"] = systems_json;
   j["seeds"] = seeds;
   j["acceptance"] = acceptance;
-  j["engine"] = {{"max_running", max_running},
-                 {"max_batch_tokens", max_batch_tokens},
-                 {"prefill", prefill},
-                 {"sps", sps},
-                 {"kv_capacity_tokens", kv_capacity_tokens}};
+  // Only a named preset is written: a resolved config read back must name a valid one.
+  if (!engine.empty()) j["engine"]["preset"] = engine;
+  j["engine"].update(nlohmann::ordered_json{{"max_running", max_running},
+                                            {"max_batch_tokens", max_batch_tokens},
+                                            {"prefill", prefill},
+                                            {"sps", sps},
+                                            {"kv_capacity_tokens", kv_capacity_tokens}});
   j["tok_s_per_user_percentile"] = percentile;
   j["tiers_tok_s_per_user"] = tiers_tok_s_per_user;
   if (baseline) {
@@ -549,6 +562,7 @@ RunOptions point_run_options(const SweepConfig& c, const SweepPoint& p) {
   o.policy = c.systems.at(p.system).policy;
   o.acceptance = c.acceptance;
   o.seed = c.seeds.at(p.seed);
+  o.engine = c.engine;
   o.max_running = c.max_running;
   o.max_batch_tokens = c.max_batch_tokens;
   o.prefill = c.prefill;

@@ -57,6 +57,7 @@ struct SweepConfig {
   std::vector<std::uint64_t> seeds;
 
   std::string acceptance = RunOptions{}.acceptance;
+  std::string engine;  // engine preset name ("" = none), from engine.preset
   std::int64_t max_running = RunOptions{}.max_running;
   std::int64_t max_batch_tokens = RunOptions{}.max_batch_tokens;
   std::string prefill = RunOptions{}.prefill;

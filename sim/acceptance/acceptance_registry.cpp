@@ -5,6 +5,7 @@
 
 #include "common/input_error.hpp"
 #include "sim/acceptance/acceptance_factories.hpp"
+#include "sim/acceptance/no_draft_model.hpp"
 #include "sim/acceptance/position_bernoulli_model.hpp"
 #include "sim/acceptance/token_level/token_level_spec.hpp"
 
@@ -55,7 +56,11 @@ const AcceptanceRow& find_acceptance_model(const NamedSpec& spec) {
 
 std::unique_ptr<AcceptanceModel> make_acceptance_model(const NamedSpec& spec,
                                                        const AcceptanceContext& context) {
-  return find_acceptance_model(spec).make(spec, context);
+  const AcceptanceRow& row = find_acceptance_model(spec);
+  // Without a drafter no acceptance behaviour exists: every model reduces to "nothing drafted"
+  // (the name is still checked, so a sweep over drafters keeps one --acceptance for all).
+  if (!context.drafter.speculates()) return std::make_unique<NoDraftModel>();
+  return row.make(spec, context);
 }
 
 std::string describe_acceptance_models() {

@@ -144,7 +144,7 @@ TEST_CASE("bad input stops before simulating: exit 2, path:line, nothing written
       write_input(dir, "nan.csv", "arrival_s,prompt_tokens,output_tokens,domain\nnan,10,5,chat\n");
   expect_input_error("run --trace " + nan + profile, dir, nan + ":2: ");
   expect_input_error("run --trace " + good + profile + " --drafter medusa-3", dir,
-                     "unknown drafter 'medusa-3'; valid: mtp1, eagle3-G");
+                     "unknown drafter 'medusa-3'; valid: none, mtp1, eagle3-G");
   expect_input_error("run --trace " + good + profile + " --policy fastest", dir,
                      "unknown policy 'fastest'; valid: static");
   expect_input_error("run --trace " + good + profile + " --acceptance magic", dir,

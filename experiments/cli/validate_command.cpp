@@ -1,0 +1,149 @@
+// `sparksim validate`: replays end-to-end serving benchmarks (a `vllm bench serve` result, a native
+// case, or a bundled set) on profiles and prints measured against simulated side by side, with
+// errors; exit 0 when the check cases meet the tolerances, 3 when they do not, 2 for bad input.
+// With --calibrate-out DIR it first fits the profiles' step terms to the set's calibration cases
+// and writes the calibrated profiles there.
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "common/input_error.hpp"
+#include "common/json_file.hpp"
+#include "common/version.hpp"
+#include "experiments/cli/commands.hpp"
+#include "experiments/validate/benchmark_case.hpp"
+#include "experiments/validate/benchmark_replay.hpp"
+#include "experiments/validate/step_term_fit.hpp"
+#include "experiments/validate/validation_report.hpp"
+#include "profiles/profile_io.hpp"
+
+namespace sparksim::cli {
+
+namespace {
+
+struct ValidateOptions {
+  std::string result;    // vllm bench serve JSON
+  std::string set;       // native case or set
+  std::string profile;   // one profile for every case
+  std::string profiles;  // DIR/<target>.json per case
+  std::string engine;    // preset, overriding the cases'
+  std::string drafter = "none";
+  std::string json_out;
+  std::string calibrate_out;
+  std::string markdown_out;
+  Tolerances tolerances;
+};
+
+std::string profile_path_for(const ValidateOptions& o, const BenchmarkCase& c) {
+  if (!o.profile.empty()) return o.profile;
+  return (std::filesystem::path(o.profiles) / (c.target + ".json")).string();
+}
+
+void run_validate(const ValidateOptions& o) {
+  if (o.result.empty() == o.set.empty()) {
+    throw InputError("validate: give exactly one of --result (vllm bench serve JSON) or --set");
+  }
+  if (o.profile.empty() == o.profiles.empty()) {
+    throw InputError("validate: give exactly one of --profile PATH or --profiles DIR");
+  }
+  if (!(o.tolerances.mean > 0) || !(o.tolerances.worst > 0)) {
+    throw InputError("validate: --tolerance-mean and --tolerance-worst must be > 0");
+  }
+  parse_drafter(o.drafter);
+  std::vector<BenchmarkCase> cases;
+  if (!o.result.empty()) {
+    cases.push_back(read_vllm_bench_result(o.result));
+    if (o.engine.empty()) cases.back().engine = "vllm";  // the file does not say; vLLM's by default
+    if (cases.back().target.empty()) {
+      if (!o.profiles.empty()) {
+        throw InputError(o.result +
+                         ": no model_id to pick a profile from --profiles; use --profile");
+      }
+      cases.back().target = "(--profile)";
+    }
+  } else {
+    cases = read_benchmark_cases(o.set);
+  }
+  if (!o.engine.empty()) {
+    for (BenchmarkCase& c : cases) c.engine = o.engine;
+  }
+  // Every profile loads (and every preset resolves) before anything is simulated.
+  std::map<std::string, Profile> profiles;
+  std::map<std::string, std::string> paths;
+  for (const BenchmarkCase& c : cases) {
+    const std::string path = profile_path_for(o, c);
+    if (!profiles.contains(c.target)) {
+      profiles.emplace(c.target, load_profile(path));
+      paths.emplace(c.target, path);
+    }
+  }
+
+  if (!o.calibrate_out.empty()) {
+    std::map<std::string, Profile> bare = profiles;
+    for (auto& [target, p] : bare) p.step_terms = StepTerms{};
+    const StepTermFit fit =
+        fit_step_terms(cases, bare, "sparksim " + sparksim_version() + " validate --calibrate-out");
+    for (const std::string& line : fit.log) std::printf("calibrate  %s\n", line.c_str());
+    StepTerms terms = fit.terms;
+    terms.measurements += " (" + o.set + ")";
+    std::filesystem::create_directories(o.calibrate_out);
+    for (auto& [target, p] : profiles) {
+      p = bare.at(target);
+      p.step_terms = terms;
+      const std::string out =
+          (std::filesystem::path(o.calibrate_out) / (target + ".json")).string();
+      write_profile(p, out);
+      paths[target] = out;
+      std::printf("calibrate  wrote %s\n", out.c_str());
+    }
+  }
+
+  ReplayOptions replay;
+  replay.drafter = o.drafter;
+  std::vector<CaseResult> results;
+  for (const BenchmarkCase& c : cases) {
+    const Profile& p = profiles.at(c.target);
+    results.push_back({c, replay_case(c, p, replay), paths.at(c.target), p.label()});
+  }
+  const ValidationVerdict verdict = judge(results, o.tolerances);
+  std::fputs(format_validation_table(results, verdict, o.tolerances).c_str(), stdout);
+  if (!o.json_out.empty()) {
+    write_file_atomically(o.json_out,
+                          format_json(validation_report_json(results, verdict, o.tolerances)));
+  }
+  if (!o.markdown_out.empty()) {
+    write_file_atomically(o.markdown_out, format_validation_markdown(results));
+  }
+  if (!verdict.pass) throw CommandExit{3};
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto o = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate", "replay serving benchmarks and compare measured with simulated metrics");
+  cmd->add_option("--result", o->result, "a `vllm bench serve --save-result` JSON file");
+  cmd->add_option("--set", o->set,
+                  "a native benchmark description or a set of them "
+                  "(experiments/validate/data/h100_serving_set.json)");
+  cmd->add_option("--profile", o->profile, "profile JSON for every case");
+  cmd->add_option("--profiles", o->profiles, "directory of profiles named <target>.json");
+  cmd->add_option("--engine", o->engine,
+                  "engine preset for every case (default: each case's; vllm for --result)");
+  cmd->add_option("--drafter", o->drafter, "what the simulated engine speculates with")
+      ->capture_default_str();
+  cmd->add_option("--json", o->json_out, "write the report as JSON here");
+  cmd->add_option("--markdown", o->markdown_out, "write the per-case table as Markdown rows here");
+  cmd->add_option("--calibrate-out", o->calibrate_out,
+                  "fit the step terms to the calibration cases, write calibrated profiles to DIR");
+  cmd->add_option("--tolerance-mean", o->tolerances.mean,
+                  "mean |relative error| allowed on check cases")
+      ->capture_default_str();
+  cmd->add_option("--tolerance-worst", o->tolerances.worst,
+                  "largest |relative error| allowed on a check case")
+      ->capture_default_str();
+  cmd->callback([o] { run_validate(*o); });
+}
+
+}  // namespace sparksim::cli

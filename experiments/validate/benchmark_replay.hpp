@@ -1,0 +1,35 @@
+// Replays a BenchmarkCase on a profile: the same requests, sent the way the benchmark client sent
+// them (closed loop at max_concurrency, or paced by request_rate, or all at once), through one
+// engine with the case's preset, and measures what the client would have: output throughput over
+// the benchmark's duration, and TTFT, TPOT ((E2E - TTFT) / (output - 1), per request) and ITL
+// (gaps between streamed chunks) as mean / median / p99. The profile's frontend_ms delays each
+// request before the scheduler sees it and counts in its TTFT.
+#pragma once
+
+#include <string>
+
+#include "experiments/validate/benchmark_case.hpp"
+#include "profiles/profile.hpp"
+
+namespace sparksim {
+
+struct SimulatedMetrics {
+  double output_throughput = 0;  // tok/s
+  MetricStats ttft_ms, tpot_ms, itl_ms;
+  std::int64_t completed = 0;
+  std::int64_t preemptions = 0;
+  double duration_s = 0;
+};
+
+struct ReplayOptions {
+  std::string drafter = "none";         // what the simulated engine speculates with
+  std::string engine;                   // overrides the case's preset when not empty
+  std::int64_t kv_capacity_tokens = 0;  // 0 = the profile's, at the preset's memory share
+};
+
+// Throws InputError for an unknown preset or drafter; a request that cannot fit in KV is an error
+// too (the real engine served it).
+SimulatedMetrics replay_case(const BenchmarkCase& c, const Profile& profile,
+                             const ReplayOptions& options = {});
+
+}  // namespace sparksim

@@ -1,0 +1,131 @@
+// The fitting stages (see the header). Replays are deterministic, so the fit is too.
+#include "experiments/validate/step_term_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "common/input_error.hpp"
+#include "experiments/validate/benchmark_replay.hpp"
+
+namespace sparksim {
+
+namespace {
+
+struct Calibration {
+  const BenchmarkCase* benchmark;
+  const Profile* profile;
+};
+
+SimulatedMetrics replay_with(const Calibration& c, const StepTerms& terms) {
+  Profile p = *c.profile;
+  p.step_terms = terms;
+  return replay_case(*c.benchmark, p);
+}
+
+std::string fixed(double x, int digits) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, x);
+  return b;
+}
+
+}  // namespace
+
+StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
+                           const std::map<std::string, Profile>& profiles,
+                           const std::string& tool) {
+  std::vector<Calibration> closed, all_at_once;
+  std::string names;
+  for (const BenchmarkCase& c : cases) {
+    if (c.role != CaseRole::kCalibration) continue;
+    const auto it = profiles.find(c.target);
+    if (it == profiles.end()) throw InputError(c.origin + ": no profile for target " + c.target);
+    names += (names.empty() ? "" : "; ") + c.name;
+    if (c.workload.max_concurrency > 0 && c.measured.itl_ms.median) {
+      closed.push_back({&c, &it->second});
+    } else if (c.workload.max_concurrency == 0 && c.measured.output_throughput) {
+      all_at_once.push_back({&c, &it->second});
+    }
+  }
+  if (closed.empty() && all_at_once.empty()) {
+    throw InputError(
+        "validate --calibrate-out: no usable calibration case (closed-loop cases with a median "
+        "ITL, or all-at-once cases with an output throughput, marked \"role\": \"calibration\")");
+  }
+  StepTermFit fit;
+  StepTerms& t = fit.terms;
+  t.present = true;
+  t.source = "calibrated";
+  t.measurements = names;
+  t.tool = tool;
+  const Profile& any = closed.empty() ? *all_at_once.front().profile : *closed.front().profile;
+  t.large_chunk_tokens = any.verify.graph_buckets.empty() ? 512 : any.verify.graph_buckets.back();
+
+  for (int round = 0; round < 2; ++round) {
+    if (!closed.empty()) {
+      // Residual median ITL against concurrency, with the decode terms taken out again.
+      StepTerms base = t;
+      base.per_step_us = base.per_sequence_us = 0;
+      double sx = 0, sy = 0, sxx = 0, sxy = 0;
+      for (const Calibration& c : closed) {
+        const double x = static_cast<double>(c.benchmark->workload.max_concurrency);
+        const double y = 1e3 * (*c.benchmark->measured.itl_ms.median -
+                                replay_with(c, base).itl_ms.median.value_or(0));
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+      }
+      const double n = static_cast<double>(closed.size());
+      const double det = n * sxx - sx * sx;
+      double slope = det > 0 ? (n * sxy - sx * sy) / det : 0;
+      slope = std::max(0.0, slope);
+      t.per_sequence_us = slope;
+      t.per_step_us = std::max(0.0, (sy - slope * sx) / n);
+      fit.log.push_back("round " + std::to_string(round + 1) + ": decode residual " +
+                        fixed(t.per_step_us, 1) + " us + " + fixed(t.per_sequence_us, 2) +
+                        " us x concurrency (" + std::to_string(closed.size()) + " cases)");
+      // Frontend: what TTFT still lacks once the steps are right.
+      StepTerms no_frontend = t;
+      no_frontend.frontend_ms = 0;
+      double gap = 0;
+      std::int64_t used = 0;
+      for (const Calibration& c : closed) {
+        if (!c.benchmark->measured.ttft_ms.mean) continue;
+        gap += *c.benchmark->measured.ttft_ms.mean -
+               replay_with(c, no_frontend).ttft_ms.mean.value_or(0);
+        ++used;
+      }
+      t.frontend_ms = used > 0 ? std::max(0.0, gap / static_cast<double>(used)) : 0;
+      fit.log.push_back("round " + std::to_string(round + 1) + ": frontend " +
+                        fixed(t.frontend_ms, 2) + " ms per request (mean TTFT residual)");
+    }
+    if (!all_at_once.empty()) {
+      // Throughput falls as the scale grows: bisect the mean log ratio to zero.
+      const auto mean_log_ratio = [&](double scale) {
+        StepTerms s = t;
+        s.large_chunk_scale = scale;
+        double sum = 0;
+        for (const Calibration& c : all_at_once) {
+          sum += std::log(replay_with(c, s).output_throughput /
+                          *c.benchmark->measured.output_throughput);
+        }
+        return sum / static_cast<double>(all_at_once.size());
+      };
+      double lo = 0.2, hi = 2.0;
+      for (int i = 0; i < 24; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (mean_log_ratio(mid) > 0 ? lo : hi) = mid;
+      }
+      t.large_chunk_scale = std::round(0.5 * (lo + hi) * 1e4) / 1e4;
+      fit.log.push_back("round " + std::to_string(round + 1) + ": large-chunk scale " +
+                        fixed(t.large_chunk_scale, 4) + " past " +
+                        std::to_string(t.large_chunk_tokens) + " tokens (" +
+                        std::to_string(all_at_once.size()) + " all-at-once cases)");
+    }
+  }
+  t.per_step_us = std::round(t.per_step_us * 10) / 10;
+  t.per_sequence_us = std::round(t.per_sequence_us * 100) / 100;
+  t.frontend_ms = std::round(t.frontend_ms * 100) / 100;
+  t.notes = "fitted by replaying the calibration cases with --drafter none; see docs/validation.md";
+  return fit;
+}
+
+}  // namespace sparksim

@@ -1,0 +1,32 @@
+// Fits a profile's step terms (profiles/profile.hpp StepTerms) to the calibration cases of a
+// validation set, by replaying them:
+//   per_step_us + per_sequence_us * c = measured - simulated median ITL, least squares over the
+//     closed-loop cases at concurrency c (one decode request per user, so c is the decode batch);
+//   frontend_ms = mean over the closed-loop cases of measured - simulated mean TTFT;
+//   large_chunk_scale: bisection so the all-at-once (rate inf) cases' output throughput matches
+//     on average (log ratio), chunks past the profile's largest CUDA-graph bucket.
+// The three are refitted in turn (twice), since each moves the others' residuals a little.
+// One set of terms serves every target in the set: they are engine costs (sampling over the same
+// vocabulary, the scheduler's per-step gap), not kernel costs.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "experiments/validate/benchmark_case.hpp"
+#include "profiles/profile.hpp"
+
+namespace sparksim {
+
+struct StepTermFit {
+  StepTerms terms;
+  std::vector<std::string> log;  // one line per fitting stage, for the report
+};
+
+// `profiles` maps each calibration case's target to its profile (any step terms are replaced).
+// Throws InputError when the set has no calibration case the fit can use.
+StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
+                           const std::map<std::string, Profile>& profiles, const std::string& tool);
+
+}  // namespace sparksim
