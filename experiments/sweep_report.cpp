@@ -393,9 +393,14 @@ std::vector<std::vector<std::string>> tier_rows(const SweepConfig& c, const Swee
 std::string report_html(const SweepConfig& c, const SweepAnalysis& a,
                         const std::filesystem::path& dir, bool plots, const std::string& producer) {
   const bool analytic = c.profile_source == "analytic";
+  const bool measured_db = c.profile_source == "measured-db";
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  h += "<title>" + html_escape(c.title + (analytic ? " (ANALYTIC profile)" : "")) + "</title>\n";
+  h += "<title>" +
+       html_escape(c.title + (analytic      ? " (ANALYTIC profile)"
+                              : measured_db ? " (MEASURED-DB profile)"
+                                            : "")) +
+       "</title>\n";
   h += R"(<style>
 body { font-family: sans-serif; margin: 24px auto; max-width: 1180px; color: #222; }
 h1 { font-size: 1.6em; margin-bottom: 4px; }
@@ -415,9 +420,11 @@ code { background: #f4f4f4; padding: 1px 4px; }
   h += "<h1>" + html_escape(c.title) + "</h1>\n";
   h += "<p class=\"profile" + std::string(analytic ? " analytic" : "") +
        "\">Profile: " + html_escape(c.profile_label) +
-       (analytic ? ". Every number on this page is simulated on this roofline estimate, not "
-                   "measured on a GPU."
-                 : ".") +
+       (analytic      ? ". Every number on this page is simulated on this roofline estimate, not "
+                        "measured on a GPU."
+        : measured_db ? ". Its step times are composed from per-kernel latencies that a public "
+                        "database measured on this GPU (named above); sparksim measured nothing."
+                      : ".") +
        "</p>\n";
   if (!c.about.empty()) h += "<p>" + html_escape(c.about) + "</p>\n";
 

@@ -20,6 +20,12 @@ std::string Profile::label() const {
     return "ANALYTIC roofline profile for " + provenance.gpu + " / " + target +
            " (not measured on a GPU)";
   }
+  if (is_measured_db()) {
+    const std::string commit = provenance.database_commit.substr(0, 12);
+    return "MEASURED-DB profile for " + provenance.gpu + " / " + target +
+           ": kernel latencies measured by the public database " + provenance.database + "@" +
+           commit + " (" + provenance.framework + "), composed by sparksim, not measured by us";
+  }
   return "measured profile for " + provenance.gpu + " / " + target + " (" + provenance.date + ")";
 }
 

@@ -20,6 +20,8 @@ void add_cluster_command(CLI::App& app);  // cluster_command.cpp: many replicas 
 void add_lossless_command(CLI::App& app);       // lossless_command.cpp: losslessness validator
 void add_calibrate_command(CLI::App& app);      // calibrate_command.cpp: STS from a log or run
 void add_heterogeneity_command(CLI::App& app);  // heterogeneity_command.cpp: vs Spec-Bench
+void add_profile_measured_db_command(CLI::App& app);  // profile_measured_db_command.cpp
+void add_step_time_command(CLI::App& app);  // step_time_command.cpp: a profile's step time
 
 // Thrown by a command that finished its work but must exit with a code of its own (`sparksim
 // lossless` exits 3 when it detects distortion); main() returns `code`.

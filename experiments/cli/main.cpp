@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   sparksim::cli::add_run_command(app);
   sparksim::cli::add_profile_command(app);
   sparksim::cli::add_profile_gpu_command(app);
+  sparksim::cli::add_profile_measured_db_command(app);
+  sparksim::cli::add_step_time_command(app);
   sparksim::cli::add_policies_command(app);
   sparksim::cli::add_calibrate_command(app);
   sparksim::cli::add_heterogeneity_command(app);

@@ -31,8 +31,14 @@ TEST_CASE("every bundled experiment config validates") {
       FAIL(e.what());  // every problem, one per line
     }
     CHECK(c.point_count() > 0);
-    CHECK(c.profile_source == "analytic");
-    CHECK_THAT(c.profile_label, Catch::Contains("ANALYTIC"));
+    // Every bundled profile says which kind it is: the main experiment's is measured-db.
+    if (path.filename() == "dspark_vs_mtp1.json") {
+      CHECK(c.profile_source == "measured-db");
+      CHECK_THAT(c.profile_label, Catch::Contains("MEASURED-DB") && Catch::Contains("vLLM 0.24.0"));
+    } else {
+      CHECK(c.profile_source == "analytic");
+      CHECK_THAT(c.profile_label, Catch::Contains("ANALYTIC"));
+    }
     CHECK(c.baseline);
     CHECK_FALSE(c.tiers_tok_s_per_user.empty());
     CHECK(c.seeds.size() >= 3);
@@ -52,7 +58,7 @@ TEST_CASE("the main experiment compares DSpark with MTP-1 and full-block verific
                                            "dspark-7 + static:k=7", "mtp1 + static:k=1"});
   CHECK(j.at("baseline").at("drafter") == "mtp1");
   CHECK(j.at("baseline").at("policy") == "static:k=1");
-  CHECK(j.at("profile") == "profiles/analytic/h100/qwen3-8b.json");
+  CHECK(j.at("profile") == "profiles/measured-db/h100-sxm/qwen3-8b.json");
   CHECK(j.at("workload").at("trace") == "traces/azure_conv_2023.csv");
   CHECK(j.at("load").contains("rate_scale"));
 }
