@@ -134,8 +134,10 @@ VerifyTerms TimeModel::verify_terms(const BatchShape& shape) const {
   t.kv_read_us = verify_.kv_read_ns_per_context_token *
                  static_cast<double>(shape.decode_context_tokens) * 1e-3;
   t.attention_us =
-      verify_.attention_ns_per_pair *
-      static_cast<double>(shape.verify_attention_pairs + shape.prefill_attention_pairs) * 1e-3;
+      verify_.attention_ns_per_pair * static_cast<double>(shape.verify_attention_pairs) * 1e-3;
+  t.prefill_attention_us =
+      prefill_pair_ns_ * static_cast<double>(shape.prefill_attention_pairs) * 1e-3;
+  t.prefill_chunk_us = shape.prefill_tokens > 0 ? verify_.prefill_chunk_us : 0.0;
   return t;
 }
 

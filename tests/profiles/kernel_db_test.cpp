@@ -51,6 +51,11 @@ TEST_CASE("gemm table: extrapolation is linear and recorded, or refused naming t
   CHECK(big_n.ms == Approx(0.040));  // 0.020 x 4096 / 2048
   CHECK(big_n.outside_grid.begin()->find("n above the largest measured n=2048") !=
         std::string::npos);
+  // Below the smallest measured n (a work axis): scaled linearly too, and recorded.
+  const KernelLatency small_n = g.latency(1, 512, 512);
+  CHECK(small_n.ms == Approx(0.005));  // 0.010 x 512 / 1024
+  CHECK(small_n.outside_grid.begin()->find("n below the smallest measured n=1024") !=
+        std::string::npos);
   const std::string refused = error_of([&] { g.latency(1, 4096, 512, false); });
   CHECK(refused.find("g.csv: no measured bfloat16 GEMM covers m=1 (n=4096, k=512)") == 0);
   CHECK(refused.find("nearest shapes measured: (n=2048, k=512)") != std::string::npos);

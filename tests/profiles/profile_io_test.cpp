@@ -104,7 +104,8 @@ TEST_CASE("bad provenance values are rejected at their lines") {
   BadProfile bad = load_bad("source", source, 4);
   CHECK(bad.message ==
         bad.expected_prefix +
-            "provenance.source is \"guessed\"; must be \"measured\" or \"analytic\"");
+            "provenance.source is \"guessed\"; must be \"measured\", \"measured-db\" or "
+            "\"analytic\"");
 
   const std::string gpu = replaced(kFixtureProfile, "\"test-gpu\"", "\"\"");
   bad = load_bad("gpu", gpu, 5);
