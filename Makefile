@@ -21,7 +21,8 @@ cli: configure
 
 # The main experiment (README "Quick start"): experiments/configs/dspark_vs_mtp1.json, DSpark
 # (async-topk, greedy) against MTP-1 and full-block verification on the Azure conversation trace,
-# an H100 / Qwen3-8B profile (analytic until measured profiles land); a sweep of 96 simulations on
+# the H100 / Qwen3-8B measured-db profile (kernel latencies from the aiconfigurator database,
+# composed by sparksim: profiles/README.md); a sweep of 96 simulations on
 # every core, ending with the path of the self-contained HTML report.
 demo: cli
 	$(SPARKSIM) pareto --config experiments/configs/dspark_vs_mtp1.json --out $(DEMO_OUT)
@@ -30,7 +31,7 @@ demo: cli
 # One simulation of the same trace: dspark-7 verifying 3 of its 7 drafts per step.
 demo-run: cli
 	$(SPARKSIM) run --trace traces/azure_conv_2023.csv \
-	  --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --policy static:k=3 \
+	  --profile profiles/measured-db/h100-sxm/qwen3-8b.json --drafter dspark-7 --policy static:k=3 \
 	  --seed 1 --out $(DEMO_OUT)-run
 
 # The bundled validation set (experiments/validate/data/h100_serving_set.json, docs/validation.md):

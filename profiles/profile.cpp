@@ -27,6 +27,12 @@ std::string Profile::label() const {
     label =
         "measured profile for " + provenance.gpu + " / " + target + " (" + provenance.date + ")";
   }
+  if (is_measured_db()) {
+    const std::string commit = provenance.database_commit.substr(0, 12);
+    label = "MEASURED-DB profile for " + provenance.gpu + " / " + target +
+            ": kernel latencies measured by the public database " + provenance.database + "@" +
+            commit + " (" + provenance.framework + "), composed by sparksim, not measured by us";
+  }
   if (step_terms.present) label += " + step terms calibrated on " + step_terms.measurements;
   return label;
 }

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,19 +15,31 @@
 namespace sparksim {
 
 struct Provenance {
-  std::string source;  // "measured" | "analytic" | "telemetry" (fitted to a deployment's curve)
-  std::string gpu;     // e.g. "h100-sxm"
-  std::string date;    // ISO date the profile was produced
-  std::string tool;    // producing tool and version, e.g. "sparksim 0.1.0 profile-analytic"
+  // "measured" (our kernels on a named GPU) | "analytic" (a model) | "measured-db" (composed here
+  // from a public database's measurements: the database, its commit and framework below) |
+  // "telemetry" (fitted to a deployment's measured curve).
+  std::string source;
+  std::string gpu;   // e.g. "h100-sxm"
+  std::string date;  // ISO date the profile was produced
+  std::string tool;  // producing tool and version, e.g. "sparksim 0.1.0 profile-analytic"
   std::string git_sha;
   std::string notes;  // free text: assumptions, driver/CUDA versions for measured profiles
+  // measured-db only (required there, absent elsewhere):
+  std::string database;                   // e.g. "aiconfigurator (ai-dynamo/aiconfigurator)"
+  std::string database_commit;            // the database's commit (40 hex)
+  std::string framework;                  // the framework its kernels ran in, e.g. "vLLM 0.24.0"
+  std::vector<std::string> outside_grid;  // every term taken from outside the measured grid
 };
 
 // Step time of the target's verification forward as a function of the batch's shape:
 //   t = fixed + dense(pad(B_total)) + kv_read * Σ ctx_decode + attn_pair * (query×context pairs)
-//       + per_request * R
-// (per_request: work per verifying request independent of its tokens, e.g. DeepSeek-V4's
-// sliding-window KV read; 0 and absent from the file for dense targets.)
+//       + per_request * R + head(verify rows + 1 if a prefill chunk runs)
+//       + (prefill_chunk if a prefill chunk runs) [+ prefill pairs at their own rate if set]
+// per_request: work per verifying request independent of its tokens (decode attention's
+// per-sequence work; DeepSeek-V4's sliding-window KV read). The last two are optional (0 / empty
+// in older profiles): measured-db profiles fit decode attention's per-request cost and tabulate
+// the LM head apart, because the head runs on the verified rows only, never on a prefill
+// chunk's (so dense_us then excludes the head).
 // dense(): piecewise linear through (dense_tokens[i], dense_us[i]), extrapolated linearly past
 // the last point; pad(): rounds B up to the next CUDA-graph bucket when B <= the largest bucket.
 struct VerifyTimeModel {
@@ -36,7 +49,14 @@ struct VerifyTimeModel {
   std::vector<double> dense_us;             // same length, non-decreasing
   double kv_read_ns_per_context_token = 0;  // reading one cached token's K/V in one step
   double attention_ns_per_pair = 0;         // one (query token, context token) score+value pair
-  double per_request_us = 0;                // per decode request in the step (optional key)
+  double per_request_us = 0;                // per decode request (attention's per-sequence work)
+  // Prefill chunks apart from decode (optional; measured-db profiles fit them, because prefill
+  // attention is compute bound and decode attention memory bound): a chunk's fixed cost, and
+  // its pairs' rate; absent, prefill pairs cost attention_ns_per_pair and a chunk nothing extra.
+  double prefill_chunk_us = 0;
+  std::optional<double> prefill_attention_ns_per_pair;
+  std::vector<std::int64_t> head_tokens;  // ascending, first >= 1; empty = head inside dense
+  std::vector<double> head_us;            // same length, non-decreasing
 };
 
 // Draft cost of one step for R requests with block size γ and C cached context tokens in total:
@@ -109,8 +129,11 @@ struct Profile {
   std::int64_t kv_capacity_tokens() const;
   bool is_analytic() const { return provenance.source == "analytic"; }
   bool is_telemetry() const { return provenance.source == "telemetry"; }
+  bool is_measured_db() const { return provenance.source == "measured-db"; }
   // The label every summary, report and plot title carries: "ANALYTIC roofline profile for
-  // h100-sxm / qwen3-8b (not measured on a GPU)", or "measured profile for ... (date)".
+  // h100-sxm / qwen3-8b (not measured on a GPU)", "MEASURED-DB profile for h100-sxm / qwen3-8b:
+  // kernel latencies measured by the public database aiconfigurator (ai-dynamo/aiconfigurator@
+  // 095f58a51c4c, vLLM 0.24.0), composed by sparksim", or "measured profile for ... (date)".
   std::string label() const;
 };
 

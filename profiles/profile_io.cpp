@@ -44,12 +44,35 @@ void read_provenance(const JsonFile& f, Provenance& p) {
            "\"provenance\": {\"source\": \"measured\" or \"analytic\", \"gpu\", \"date\", "
            "\"tool\", \"git_sha\", \"notes\"}");
   }
-  f.reject_unknown_keys(ptr("/provenance"), {"source", "gpu", "date", "tool", "git_sha", "notes"});
+  f.reject_unknown_keys(ptr("/provenance"),
+                        {"source", "gpu", "date", "tool", "git_sha", "notes", "database",
+                         "database_commit", "framework", "outside_grid"});
   p.source = f.get_string(ptr("/provenance/source"));
-  if (p.source != "measured" && p.source != "analytic" && p.source != "telemetry") {
-    f.fail(ptr("/provenance/source"),
-           "provenance.source is \"" + p.source +
-               "\"; must be \"measured\", \"analytic\" or \"telemetry\"");
+  if (p.source != "measured" && p.source != "analytic" && p.source != "measured-db" &&
+      p.source != "telemetry") {
+    f.fail(ptr("/provenance/source"), "provenance.source is \"" + p.source +
+                                          "\"; must be \"measured\", \"measured-db\", "
+                                          "\"telemetry\" or \"analytic\"");
+  }
+  // A measured-db profile must name the database its latencies come from; the others must not
+  // (a name there would suggest measurements they do not have).
+  const std::pair<const char*, std::string*> database_keys[] = {
+      {"database", &p.database},
+      {"database_commit", &p.database_commit},
+      {"framework", &p.framework}};
+  for (const auto& [key, field] : database_keys) {
+    const Pointer at = ptr("/provenance") / key;
+    if (p.source == "measured-db") {
+      *field = f.get_string(at);
+    } else if (f.has(at)) {
+      f.fail(at, std::string("provenance.") + key + " is only for source \"measured-db\"");
+    }
+  }
+  if (f.has(ptr("/provenance/outside_grid"))) {
+    const nlohmann::json& list = f.get_array(ptr("/provenance/outside_grid"));
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      p.outside_grid.push_back(f.get_string(ptr("/provenance/outside_grid") / i));
+    }
   }
   p.gpu = f.get_string(ptr("/provenance/gpu"));
   p.date = f.get_string(ptr("/provenance/date"));
@@ -112,9 +135,10 @@ const NumberRange kMicrosecondsRange = NumberRange::between(0, 1e9);  // <= 1000
 const NumberRange kNsPerTokenRange = NumberRange::between(0, 1e6);    // <= 1 ms per token
 
 void read_verify(const JsonFile& f, VerifyTimeModel& v) {
-  f.reject_unknown_keys(
-      ptr("/verify"), {"fixed_us", "graph_buckets", "dense_tokens", "dense_us",
-                       "kv_read_ns_per_context_token", "attention_ns_per_pair", "per_request_us"});
+  f.reject_unknown_keys(ptr("/verify"), {"fixed_us", "graph_buckets", "dense_tokens", "dense_us",
+                                         "kv_read_ns_per_context_token", "attention_ns_per_pair",
+                                         "per_request_us", "head_tokens", "head_us",
+                                         "prefill_chunk_us", "prefill_attention_ns_per_pair"});
   v.fixed_us = f.get_number(ptr("/verify/fixed_us"), kMicrosecondsRange);
   v.graph_buckets = read_ascending_tokens(f, "/verify/graph_buckets", 0);
   v.dense_tokens = read_ascending_tokens(f, "/verify/dense_tokens", 2);
@@ -132,8 +156,29 @@ void read_verify(const JsonFile& f, VerifyTimeModel& v) {
   v.kv_read_ns_per_context_token =
       f.get_number(ptr("/verify/kv_read_ns_per_context_token"), kNsPerTokenRange);
   v.attention_ns_per_pair = f.get_number(ptr("/verify/attention_ns_per_pair"), kNsPerTokenRange);
+  // Optional (later schema additions; absent in older profiles).
   if (f.has(ptr("/verify/per_request_us"))) {
     v.per_request_us = f.get_number(ptr("/verify/per_request_us"), kMicrosecondsRange);
+  }
+  if (f.has(ptr("/verify/prefill_chunk_us"))) {
+    v.prefill_chunk_us = f.get_number(ptr("/verify/prefill_chunk_us"), kMicrosecondsRange);
+  }
+  if (f.has(ptr("/verify/prefill_attention_ns_per_pair"))) {
+    v.prefill_attention_ns_per_pair =
+        f.get_number(ptr("/verify/prefill_attention_ns_per_pair"), kNsPerTokenRange);
+  }
+  if (f.has(ptr("/verify/head_tokens")) || f.has(ptr("/verify/head_us"))) {
+    v.head_tokens = read_ascending_tokens(f, "/verify/head_tokens", 2);
+    v.head_us = f.get_number_array(ptr("/verify/head_us"), kMicrosecondsRange);
+    require_same_length(f, "/verify/head_us", v.head_us.size(), "/verify/head_tokens",
+                        v.head_tokens.size());
+    for (std::size_t i = 1; i < v.head_us.size(); ++i) {
+      if (v.head_us[i] < v.head_us[i - 1]) {
+        const Pointer p = ptr("/verify/head_us") / i;
+        f.fail(p, f.name_of(p) + " is " + format_number(v.head_us[i]) + " after " +
+                      format_number(v.head_us[i - 1]) + "; must be non-decreasing");
+      }
+    }
   }
 }
 
@@ -220,6 +265,12 @@ Ordered profile_to_ordered(const Profile& p) {
   j["provenance"] = {{"source", p.provenance.source},   {"gpu", p.provenance.gpu},
                      {"date", p.provenance.date},       {"tool", p.provenance.tool},
                      {"git_sha", p.provenance.git_sha}, {"notes", p.provenance.notes}};
+  if (p.is_measured_db()) {
+    j["provenance"]["database"] = p.provenance.database;
+    j["provenance"]["database_commit"] = p.provenance.database_commit;
+    j["provenance"]["framework"] = p.provenance.framework;
+    j["provenance"]["outside_grid"] = p.provenance.outside_grid;
+  }
   j["target"] = p.target;
   j["gpus"] = p.gpus;
   j["memory"] = {{"hbm_bytes", number(p.hbm_bytes)},
@@ -236,6 +287,16 @@ Ordered profile_to_ordered(const Profile& p) {
                  {"kv_read_ns_per_context_token", number(p.verify.kv_read_ns_per_context_token)},
                  {"attention_ns_per_pair", number(p.verify.attention_ns_per_pair)}};
   if (p.verify.per_request_us != 0) j["verify"]["per_request_us"] = number(p.verify.per_request_us);
+  if (p.verify.prefill_chunk_us != 0) {
+    j["verify"]["prefill_chunk_us"] = number(p.verify.prefill_chunk_us);
+  }
+  if (p.verify.prefill_attention_ns_per_pair) {
+    j["verify"]["prefill_attention_ns_per_pair"] = number(*p.verify.prefill_attention_ns_per_pair);
+  }
+  if (!p.verify.head_tokens.empty()) {
+    j["verify"]["head_tokens"] = p.verify.head_tokens;
+    j["verify"]["head_us"] = numbers(p.verify.head_us);
+  }
   Ordered draft;
   for (int i = 0; i < kDrafterFamilyCount; ++i) {
     const DraftTimeModel& m = p.draft[i];

@@ -44,6 +44,20 @@ TimeModel::TimeModel(const Profile& profile)
     dense_slope_us_[i] =
         (verify_.dense_us[i + 1] - verify_.dense_us[i]) / static_cast<double>(x[i + 1] - x[i]);
   }
+  prefill_pair_ns_ = verify_.prefill_attention_ns_per_pair.value_or(verify_.attention_ns_per_pair);
+  const auto& h = verify_.head_tokens;
+  if (h.size() != verify_.head_us.size() || h.size() == 1) {
+    throw std::invalid_argument("TimeModel: the head table needs 0 or >= 2 points, equal length");
+  }
+  for (std::size_t i = 0; i + 1 < h.size(); ++i) {
+    if (h[i + 1] <= h[i]) throw std::invalid_argument("TimeModel: head_tokens not ascending");
+  }
+  if (!h.empty()) {
+    head_by_rows_us_.resize(static_cast<std::size_t>(kPaddedDenseTokens));
+    for (std::int64_t r = 1; r < kPaddedDenseTokens; ++r) {
+      head_by_rows_us_[static_cast<std::size_t>(r)] = head_us(r);
+    }
+  }
   padded_dense_us_.resize(static_cast<std::size_t>(kPaddedDenseTokens));
   for (std::int64_t t = 0; t < kPaddedDenseTokens; ++t) {
     padded_dense_us_[static_cast<std::size_t>(t)] = step_dense_us(pad(t));
@@ -76,20 +90,64 @@ double TimeModel::step_dense_us(std::int64_t tokens) const {
   return base + terms_.large_chunk_scale * (dense_us(tokens) - base);
 }
 
+double TimeModel::head_us(std::int64_t rows) const {
+  const auto& x = verify_.head_tokens;
+  const auto& y = verify_.head_us;
+  if (x.empty() || rows <= 0) return 0;
+  if (rows <= x.front()) return y.front();
+  const auto it = std::upper_bound(x.begin(), x.end(), rows);
+  const std::size_t i = static_cast<std::size_t>(it - x.begin()) - 1;
+  if (x[i] == rows) return y[i];
+  // Past the last point the last segment's slope continues, as for dense_us.
+  const std::size_t seg = std::min(i, x.size() - 2);
+  const double slope = (y[seg + 1] - y[seg]) / static_cast<double>(x[seg + 1] - x[seg]);
+  return y[i] + slope * static_cast<double>(rows - x[i]);
+}
+
 SimTime TimeModel::verify_time(const BatchShape& shape) const {
   const std::int64_t tokens = shape.verify_tokens + shape.prefill_tokens;
   if (tokens <= 0) return 0;
+  double head = 0;
+  if (!head_by_rows_us_.empty()) {
+    // The head runs on the verified rows, and on one row of a prefill chunk (its next token).
+    const std::int64_t rows = shape.verify_tokens + (shape.prefill_tokens > 0 ? 1 : 0);
+    head = rows < kPaddedDenseTokens ? head_by_rows_us_[static_cast<std::size_t>(rows)]
+                                     : head_us(rows);
+  }
   const double ns =
-      (verify_.fixed_us +
+      (verify_.fixed_us + head +
+       verify_.per_request_us * static_cast<double>(shape.decode_requests) +
        (tokens < kPaddedDenseTokens ? padded_dense_us_[static_cast<std::size_t>(tokens)]
                                     : step_dense_us(pad(tokens))) +
        terms_.per_step_us + terms_.per_sequence_us * static_cast<double>(shape.decode_requests)) *
           1e3 +
       verify_.kv_read_ns_per_context_token * static_cast<double>(shape.decode_context_tokens) +
-      verify_.attention_ns_per_pair *
-          static_cast<double>(shape.verify_attention_pairs + shape.prefill_attention_pairs) +
-      verify_.per_request_us * 1e3 * static_cast<double>(shape.decode_requests);
+      verify_.attention_ns_per_pair * static_cast<double>(shape.verify_attention_pairs) +
+      prefill_pair_ns_ * static_cast<double>(shape.prefill_attention_pairs) +
+      (shape.prefill_tokens > 0 ? verify_.prefill_chunk_us * 1e3 : 0.0);
   return round_ns(ns);
+}
+
+VerifyTerms TimeModel::verify_terms(const BatchShape& shape) const {
+  VerifyTerms t;
+  const std::int64_t tokens = shape.verify_tokens + shape.prefill_tokens;
+  if (tokens <= 0) return t;
+  t.padded_tokens = pad(tokens);
+  t.fixed_us = verify_.fixed_us;
+  t.dense_us = dense_us(t.padded_tokens);
+  if (!verify_.head_tokens.empty()) {
+    t.head_rows = shape.verify_tokens + (shape.prefill_tokens > 0 ? 1 : 0);
+    t.head_us = head_us(t.head_rows);
+  }
+  t.per_request_us = verify_.per_request_us * static_cast<double>(shape.decode_requests);
+  t.kv_read_us = verify_.kv_read_ns_per_context_token *
+                 static_cast<double>(shape.decode_context_tokens) * 1e-3;
+  t.attention_us =
+      verify_.attention_ns_per_pair * static_cast<double>(shape.verify_attention_pairs) * 1e-3;
+  t.prefill_attention_us =
+      prefill_pair_ns_ * static_cast<double>(shape.prefill_attention_pairs) * 1e-3;
+  t.prefill_chunk_us = shape.prefill_tokens > 0 ? verify_.prefill_chunk_us : 0.0;
+  return t;
 }
 
 SimTime TimeModel::draft_time(const DrafterSpec& drafter, std::int64_t requests) const {

@@ -21,12 +21,26 @@ struct BatchShape {
   std::int64_t prefill_attention_pairs = 0;  // Σ chunk * (already_cached + (chunk + 1) / 2)
 };
 
+// verify_time's terms for one shape, in microseconds (what `sparksim step-time` prints).
+struct VerifyTerms {
+  std::int64_t padded_tokens = 0;  // the dense table's argument: pad(verify + prefill tokens)
+  std::int64_t head_rows = 0;      // LM-head rows (0 when the dense table includes the head)
+  double fixed_us = 0, dense_us = 0, head_us = 0, per_request_us = 0, kv_read_us = 0,
+         attention_us = 0, prefill_chunk_us = 0, prefill_attention_us = 0;
+  double total_us() const {
+    return fixed_us + dense_us + head_us + per_request_us + kv_read_us + attention_us +
+           prefill_chunk_us + prefill_attention_us;
+  }
+};
+
 class TimeModel {
  public:
   explicit TimeModel(const Profile& profile);
 
   // Target forward over verify + prefill tokens. 0 tokens -> 0.
   SimTime verify_time(const BatchShape& shape) const;
+  // The same, term by term and unrounded (not for the hot path).
+  VerifyTerms verify_terms(const BatchShape& shape) const;
   // Drafter forward for `requests` requests at block size γ. 0 requests -> 0.
   // Ignores the drafter's KV-cache read: prefer the overload below where contexts are known.
   SimTime draft_time(const DrafterSpec& drafter, std::int64_t requests) const;
@@ -41,12 +55,16 @@ class TimeModel {
   double dense_us(std::int64_t tokens) const;
   // dense_us() with the profile's large-chunk efficiency term applied past its threshold.
   double step_dense_us(std::int64_t tokens) const;
+  // The LM head over `rows` verified rows (0 when the profile has no head table).
+  double head_us(std::int64_t rows) const;
   std::int64_t pad(std::int64_t tokens) const;
   // dense_us(pad(tokens)) for tokens < kPaddedDenseTokens, so a step's time needs no search.
   static constexpr std::int64_t kPaddedDenseTokens = 16384;
   std::vector<double> padded_dense_us_;
   VerifyTimeModel verify_;
-  std::vector<double> dense_slope_us_;  // per segment i: (dense_us[i+1] - dense_us[i]) / Δtokens
+  std::vector<double> dense_slope_us_;   // per segment i: (dense_us[i+1] - dense_us[i]) / Δtokens
+  std::vector<double> head_by_rows_us_;  // head_us(rows) for rows < kPaddedDenseTokens
+  double prefill_pair_ns_ = 0;           // the prefill pairs' rate (attention's unless set)
   std::array<DraftTimeModel, kDrafterFamilyCount> draft_;
   SimTime host_overhead_ = 0;
   StepTerms terms_;

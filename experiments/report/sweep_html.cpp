@@ -67,18 +67,28 @@ std::string sweep_report_html(const SweepConfig& c, const SweepAnalysis& a,
                               const std::filesystem::path& dir, bool plots,
                               const std::string& producer) {
   const bool analytic = c.profile_source == "analytic";
+  const bool measured_db = c.profile_source == "measured-db";
+  const bool telemetry = c.profile_source == "telemetry";
+  const std::string kind = analytic      ? " (ANALYTIC profile)"
+                           : measured_db ? " (MEASURED-DB profile)"
+                           : telemetry   ? " (TELEMETRY-fitted profile)"
+                                         : "";
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  h += "<title>" + html_escape(c.title + (analytic ? " (ANALYTIC profile)" : "")) + "</title>\n";
+  h += "<title>" + html_escape(c.title + kind) + "</title>\n";
   h += "<style>\n";
   h += kReportCss;
   h += "</style>\n</head>\n<body>\n";
   h += "<h1>" + html_escape(c.title) + "</h1>\n";
   h += "<p class=\"profile" + std::string(analytic ? " analytic" : "") +
        "\">Profile: " + html_escape(c.profile_label) +
-       (analytic ? ". Every number on this page is simulated on this roofline estimate, not "
-                   "measured on a GPU."
-                 : ".") +
+       (analytic      ? ". Every number on this page is simulated on this roofline estimate, not "
+                        "measured on a GPU."
+        : measured_db ? ". Its step times are composed from per-kernel latencies that a public "
+                        "database measured on this GPU (named above); sparksim measured nothing."
+        : telemetry   ? ". Its step times are fitted so that a deployed baseline's measured "
+                        "curve is reproduced; no kernel was timed."
+                      : ".") +
        "</p>\n";
   if (!c.about.empty()) h += "<p>" + html_escape(c.about) + "</p>\n";
 

@@ -9,7 +9,7 @@
 
 namespace sparksim {
 
-AttentionTable::AttentionTable(const CsvTable& table, const AttentionHeads& heads,
+AttentionTable::AttentionTable(const MeasuredCsv& table, const AttentionHeads& heads,
                                AttentionPhase phase)
     : path_(table.path()),
       file_(std::filesystem::path(table.path()).filename().string()),

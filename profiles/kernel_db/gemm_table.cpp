@@ -21,7 +21,7 @@ std::string shape_text(std::int64_t n, std::int64_t k) {
 
 }  // namespace
 
-GemmTable::GemmTable(const CsvTable& table, const std::string& dtype)
+GemmTable::GemmTable(const MeasuredCsv& table, const std::string& dtype)
     : path_(table.path()),
       dtype_(dtype),
       file_(std::filesystem::path(table.path()).filename().string()) {
@@ -100,7 +100,7 @@ KernelLatency GemmTable::along_m(std::int64_t m, std::int64_t n, std::int64_t k)
 KernelLatency GemmTable::along_n(std::int64_t m, std::int64_t n, std::int64_t k) const {
   return interpolate_on_grid(
       ns_at_k(k), n, [&](std::int64_t x) { return along_m(m, x, k); }, "n",
-      file_ + " " + dtype_ + " at k=" + std::to_string(k));
+      file_ + " " + dtype_ + " at k=" + std::to_string(k), BelowGrid::kScale);
 }
 
 KernelLatency GemmTable::latency(std::int64_t m, std::int64_t n, std::int64_t k,
@@ -114,14 +114,14 @@ KernelLatency GemmTable::latency(std::int64_t m, std::int64_t n, std::int64_t k,
   } else if (!ks_at_n(n).empty()) {
     result = interpolate_on_grid(
         ks_at_n(n), k, [&](std::int64_t x) { return along_m(m, n, x); }, "k",
-        file_ + " " + dtype_ + " at n=" + std::to_string(n));
+        file_ + " " + dtype_ + " at n=" + std::to_string(n), BelowGrid::kScale);
   } else {
     // Neither size measured: along k over every measured k, each resolved along n.
     std::set<std::int64_t> all_ks;
     for (const auto& [shape, points] : rows_) all_ks.insert(shape.second);
     result = interpolate_on_grid(
         {all_ks.begin(), all_ks.end()}, k, [&](std::int64_t x) { return along_n(m, n, x); }, "k",
-        file_ + " " + dtype_ + " at n=" + std::to_string(n));
+        file_ + " " + dtype_ + " at n=" + std::to_string(n), BelowGrid::kScale);
   }
   if (result.extrapolated() && !allow_outside_grid) {
     std::string nearest;

@@ -8,7 +8,8 @@ namespace sparksim {
 
 KernelLatency interpolate_on_grid(const std::vector<std::int64_t>& xs, std::int64_t x,
                                   const std::function<KernelLatency(std::int64_t)>& at,
-                                  const std::string& axis, const std::string& where) {
+                                  const std::string& axis, const std::string& where,
+                                  BelowGrid below) {
   if (xs.empty()) throw std::logic_error("interpolate_on_grid: no measured points");
   const auto it = std::lower_bound(xs.begin(), xs.end(), x);
   if (it != xs.end() && *it == x) return at(x);
@@ -20,9 +21,16 @@ KernelLatency interpolate_on_grid(const std::vector<std::int64_t>& xs, std::int6
     return k;
   }
   if (it == xs.begin()) {
-    KernelLatency k = at(xs.front());
+    const std::int64_t first = xs.front();
+    if (below == BelowGrid::kScale) {
+      KernelLatency k = at(first).scaled(static_cast<double>(x) / static_cast<double>(first));
+      k.outside_grid.insert(where + ": " + axis + " below the smallest measured " + axis + "=" +
+                            std::to_string(first) + ": scaled linearly in " + axis);
+      return k;
+    }
+    KernelLatency k = at(first);
     k.outside_grid.insert(where + ": " + axis + " below the smallest measured " + axis + "=" +
-                          std::to_string(xs.front()) + ": held at its value");
+                          std::to_string(first) + ": held at its value");
     return k;
   }
   const std::int64_t hi = *it;

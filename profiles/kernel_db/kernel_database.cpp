@@ -19,7 +19,7 @@ std::string lower(std::string s) {
 }
 
 // "vLLM 0.24.0" -> every row must say framework vllm (any case) and version 0.24.0.
-void check_provenance_columns(const CsvTable& t, const DatabaseIdentity& id) {
+void check_provenance_columns(const MeasuredCsv& t, const DatabaseIdentity& id) {
   const std::size_t space = id.framework.find(' ');
   const std::string framework = lower(id.framework.substr(0, space));
   const std::string version = space == std::string::npos ? "" : id.framework.substr(space + 1);
@@ -81,13 +81,13 @@ KernelDatabase KernelDatabase::load(const std::string& dir, const std::string& g
   id.device = f.get_string(Pointer("/gpus") / gpu / "device");
   const std::string folder = dir + "/" + f.get_string(Pointer("/gpus") / gpu / "folder");
 
-  const CsvTable gemm = CsvTable::load(folder + "/gemm.csv");
+  const MeasuredCsv gemm = MeasuredCsv::load(folder + "/gemm.csv");
   check_provenance_columns(gemm, id);
   db.gemm_.emplace(gemm, "bfloat16");
-  const CsvTable decode = CsvTable::load(folder + "/attention_generation.csv");
+  const MeasuredCsv decode = MeasuredCsv::load(folder + "/attention_generation.csv");
   check_provenance_columns(decode, id);
   db.decode_.emplace(decode, heads, AttentionPhase::kDecode);
-  const CsvTable prefill = CsvTable::load(folder + "/attention_context.csv");
+  const MeasuredCsv prefill = MeasuredCsv::load(folder + "/attention_context.csv");
   check_provenance_columns(prefill, id);
   db.prefill_.emplace(prefill, heads, AttentionPhase::kPrefill);
   return db;

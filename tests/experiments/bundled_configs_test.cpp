@@ -31,11 +31,17 @@ TEST_CASE("every bundled experiment config validates") {
       FAIL(e.what());  // every problem, one per line
     }
     CHECK(c.point_count() > 0);
-    // Analytic profiles say so in every label; the V4 configs run telemetry-fitted profiles.
-    const bool labelled =
-        (c.profile_source == "analytic" && c.profile_label.find("ANALYTIC") != std::string::npos) ||
-        (c.profile_source == "telemetry" && c.profile_label.find("TELEMETRY") != std::string::npos);
-    CHECK(labelled);
+    // Every bundled profile says which kind it is in its label: the main experiment's is
+    // measured-db, the V4 configs run telemetry-fitted profiles, the rest analytic ones.
+    if (path.filename() == "dspark_vs_mtp1.json") {
+      CHECK(c.profile_source == "measured-db");
+      CHECK_THAT(c.profile_label, Catch::Contains("MEASURED-DB") && Catch::Contains("vLLM 0.24.0"));
+    } else if (c.profile_source == "telemetry") {
+      CHECK_THAT(c.profile_label, Catch::Contains("TELEMETRY"));
+    } else {
+      CHECK(c.profile_source == "analytic");
+      CHECK_THAT(c.profile_label, Catch::Contains("ANALYTIC"));
+    }
     CHECK(c.baseline);
     CHECK_FALSE(c.tiers_tok_s_per_user.empty());
     CHECK(c.seeds.size() >= 3);
@@ -55,7 +61,7 @@ TEST_CASE("the main experiment compares DSpark with MTP-1 and full-block verific
                                            "dspark-7 + static:k=7", "mtp1 + static:k=1"});
   CHECK(j.at("baseline").at("drafter") == "mtp1");
   CHECK(j.at("baseline").at("policy") == "static:k=1");
-  CHECK(j.at("profile") == "profiles/analytic/h100/qwen3-8b.json");
+  CHECK(j.at("profile") == "profiles/measured-db/h100-sxm/qwen3-8b.json");
   CHECK(j.at("workload").at("trace") == "traces/azure_conv_2023.csv");
   CHECK(j.at("load").contains("rate_scale"));
 }

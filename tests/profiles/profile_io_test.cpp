@@ -102,10 +102,9 @@ TEST_CASE("a profile without provenance is rejected at line 1") {
 TEST_CASE("bad provenance values are rejected at their lines") {
   const std::string source = replaced(kFixtureProfile, "\"measured\"", "\"guessed\"");
   BadProfile bad = load_bad("source", source, 4);
-  CHECK(
-      bad.message ==
-      bad.expected_prefix +
-          "provenance.source is \"guessed\"; must be \"measured\", \"analytic\" or \"telemetry\"");
+  CHECK(bad.message == bad.expected_prefix +
+                           "provenance.source is \"guessed\"; must be \"measured\", "
+                           "\"measured-db\", \"telemetry\" or \"analytic\"");
 
   const std::string gpu = replaced(kFixtureProfile, "\"test-gpu\"", "\"\"");
   bad = load_bad("gpu", gpu, 5);

@@ -1,4 +1,4 @@
-// CsvTable: a comma-separated table with one header row (the measured kernel-latency databases'
+// MeasuredCsv: a comma-separated table with one header row (the measured kernel-latency databases'
 // format), read whole into memory. Cells are addressed by row and column name; every parse error
 // reads `path:line: what`, so a malformed row stops the program before any work starts.
 #pragma once
@@ -10,13 +10,13 @@
 
 namespace sparksim {
 
-class CsvTable {
+class MeasuredCsv {
  public:
   // Throws InputError(path, line, ...) for an unreadable file, an empty header, a duplicate or
   // empty column name, a quoted field (these tables never quote), or a row whose field count
   // differs from the header's.
-  static CsvTable load(const std::string& path);
-  static CsvTable parse(std::string_view text, std::string path);
+  static MeasuredCsv load(const std::string& path);
+  static MeasuredCsv parse(std::string_view text, std::string path);
 
   const std::string& path() const { return path_; }
   std::size_t rows() const { return cells_.size(); }

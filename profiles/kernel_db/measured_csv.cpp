@@ -1,6 +1,6 @@
-// CsvTable parsing. Numbers go through std::from_chars (locale-free, exact round trip of the
+// MeasuredCsv parsing. Numbers go through std::from_chars (locale-free, exact round trip of the
 // shortest decimal strings the database was written with).
-#include "profiles/kernel_db/csv_table.hpp"
+#include "profiles/kernel_db/measured_csv.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -29,7 +29,7 @@ std::vector<std::string> split_fields(std::string_view line) {
 
 }  // namespace
 
-CsvTable CsvTable::load(const std::string& path) {
+MeasuredCsv MeasuredCsv::load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "cannot open the table");
   std::ostringstream text;
@@ -37,8 +37,8 @@ CsvTable CsvTable::load(const std::string& path) {
   return parse(text.str(), path);
 }
 
-CsvTable CsvTable::parse(std::string_view text, std::string path) {
-  CsvTable t;
+MeasuredCsv MeasuredCsv::parse(std::string_view text, std::string path) {
+  MeasuredCsv t;
   t.path_ = std::move(path);
   std::int64_t line_number = 0;
   std::size_t pos = 0;
@@ -78,7 +78,7 @@ CsvTable CsvTable::parse(std::string_view text, std::string path) {
   return t;
 }
 
-std::size_t CsvTable::column(const std::string& name) const {
+std::size_t MeasuredCsv::column(const std::string& name) const {
   for (std::size_t i = 0; i < header_.size(); ++i) {
     if (header_[i] == name) return i;
   }
@@ -87,11 +87,11 @@ std::size_t CsvTable::column(const std::string& name) const {
   throw InputError(path_, 1, "no column '" + name + "'; the header has: " + present);
 }
 
-void CsvTable::fail(std::size_t row, const std::string& what) const {
+void MeasuredCsv::fail(std::size_t row, const std::string& what) const {
   throw InputError(path_, lines_[row], what);
 }
 
-double CsvTable::number(std::size_t row, std::size_t column) const {
+double MeasuredCsv::number(std::size_t row, std::size_t column) const {
   const std::string& s = cells_[row][column];
   double x = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
@@ -101,8 +101,8 @@ double CsvTable::number(std::size_t row, std::size_t column) const {
   return x;
 }
 
-std::int64_t CsvTable::integer(std::size_t row, std::size_t column, std::int64_t min,
-                               std::int64_t max) const {
+std::int64_t MeasuredCsv::integer(std::size_t row, std::size_t column, std::int64_t min,
+                                  std::int64_t max) const {
   const std::string& s = cells_[row][column];
   std::int64_t x = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);

@@ -1,0 +1,121 @@
+// `sparksim profile-measured-db`: composes a profile of one target on one GPU from the measured
+// kernel-latency database in profiles/data/aic (aiconfigurator, vLLM 0.24.0), writes it, and
+// prints the fit: coefficients, held-out error by region, drafter fits, and the analytic
+// generator's error against the same compositions. The committed files under
+// profiles/measured-db/ and the fidelity table in profiles/README.md come from this command.
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "common/input_error.hpp"
+#include "common/json_file.hpp"
+#include "common/version.hpp"
+#include "experiments/cli/commands.hpp"
+#include "profiles/analytic_profile.hpp"
+#include "profiles/measured_db/measured_db_profile.hpp"
+#include "profiles/profile_io.hpp"
+
+namespace sparksim::cli {
+
+namespace {
+
+struct ProfileMeasuredDbOptions {
+  std::string database_dir = "profiles/data/aic";
+  std::string shapes_path = "profiles/model_shapes.json";
+  std::string gpu;
+  std::string target;
+  std::string out_path;
+  std::string date;
+  std::string git_sha = sparksim_git_sha();
+};
+
+std::string today_utc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[16];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &utc);
+  return buffer;
+}
+
+void print_report(const char* title, const FitErrorReport& r) {
+  std::printf("  %s\n", title);
+  std::printf("    %-16s %6s %9s %9s  %s\n", "region", "points", "MAPE %", "worst %",
+              "worst point");
+  const auto row = [](const RegionError& e) {
+    std::printf("    %-16s %6zu %9.2f %+9.2f  %s\n", e.region.c_str(), e.points, e.mean_abs_pct,
+                e.worst_signed_pct, e.worst_label.c_str());
+  };
+  for (const RegionError& e : r.regions) row(e);
+  row(r.overall);
+}
+
+void run(const ProfileMeasuredDbOptions& o) {
+  const JsonFile shapes = JsonFile::load(o.shapes_path);
+  const std::string date = o.date.empty() ? today_utc() : o.date;
+  const MeasuredDbBuild build =
+      make_measured_db_profile(o.database_dir, shapes, o.gpu, o.target, date, o.git_sha);
+  const Profile& p = build.profile;
+
+  // The analytic generator judged on the same compositions (all points: it fits none of them).
+  const DenseTargetShape shape = read_dense_target(shapes, o.target);
+  const KernelDatabase db = KernelDatabase::load(
+      o.database_dir, o.gpu, AttentionHeads{shape.q_heads, shape.kv_heads, shape.head_dim});
+  const Profile analytic =
+      make_analytic_profile(shapes, o.gpu.substr(0, o.gpu.find('-')), o.target, date, o.git_sha);
+  const StepComposer composer(db, shape, p.verify.graph_buckets);
+  const FitErrorReport analytic_error =
+      profile_vs_composition(analytic, composer, fidelity_points(p.kv_capacity_tokens()));
+
+  const std::filesystem::path out(o.out_path);
+  if (out.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out.parent_path(), ec);
+    if (ec) throw InputError(o.out_path, 0, "cannot create its directory: " + ec.message());
+  }
+  write_profile(p, o.out_path);
+
+  std::printf("%s\n%s\n", o.out_path.c_str(), p.label().c_str());
+  std::printf(
+      "  verify fit (%s): fixed %.3f us, per request %.4f us, KV read %.5f ns/token, "
+      "pair %.6f ns%s\n",
+      "least squares, relative residuals", p.verify.fixed_us, p.verify.per_request_us,
+      p.verify.kv_read_ns_per_context_token, p.verify.attention_ns_per_pair,
+      build.verify_fit.pinned_to_zero.empty() ? "" : " (some terms pinned to 0)");
+  print_report("fitted model vs composition, points used in the fit (residuals):",
+               build.verify_train);
+  print_report("fitted model vs composition, HELD-OUT points:", build.verify_held_out);
+  for (int i = 0; i < kDrafterFamilyCount; ++i) {
+    const RegionError& e = build.draft_held_out[i].overall;
+    std::printf("  draft %-7s held-out MAPE %5.2f %%, worst %+6.2f %% (%s)\n",
+                std::string(kDrafterFamilyNames[i]).c_str(), e.mean_abs_pct, e.worst_signed_pct,
+                e.worst_label.c_str());
+  }
+  print_report("ANALYTIC profile vs composition, all points:", analytic_error);
+  std::printf("  %zu rules outside the measured grid (listed in provenance.outside_grid)\n",
+              p.provenance.outside_grid.size());
+}
+
+}  // namespace
+
+void add_profile_measured_db_command(CLI::App& app) {
+  auto options = std::make_shared<ProfileMeasuredDbOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "profile-measured-db",
+      "Compose a MEASURED-DB profile from a public kernel-latency database and report its fit");
+  cmd->add_option("--database", options->database_dir, "Database folder (with database.json)")
+      ->capture_default_str();
+  cmd->add_option("--shapes", options->shapes_path, "Model and GPU shapes (JSON)")
+      ->capture_default_str();
+  cmd->add_option("--gpu", options->gpu, "GPU as the database names it: h100-sxm or h200-sxm")
+      ->required();
+  cmd->add_option("--target", options->target, "Dense target model, e.g. qwen3-8b")->required();
+  cmd->add_option("--out", options->out_path, "Profile JSON to write (atomically)")->required();
+  cmd->add_option("--date", options->date, "Provenance date YYYY-MM-DD (default: today, UTC)");
+  cmd->add_option("--git-sha", options->git_sha, "Provenance git revision")->capture_default_str();
+  cmd->callback([options] { run(*options); });
+}
+
+}  // namespace sparksim::cli

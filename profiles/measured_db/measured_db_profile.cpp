@@ -1,0 +1,218 @@
+// The measured-db generator (see the header): tables from the GEMM rows, fits for the rest.
+#include "profiles/measured_db/measured_db_profile.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "profiles/analytic_profile.hpp"
+#include "profiles/time_model.hpp"
+
+namespace sparksim {
+
+namespace {
+
+double round_to(double x, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, x);
+  return std::strtod(buffer, nullptr);
+}
+
+// Token counts of the dense and head tables: every graph bucket (padded steps land on a point),
+// then the GEMM table's own m grid beyond the last bucket (512 + 256 k, 8192, 16384, 32768).
+std::vector<std::int64_t> table_tokens(const std::vector<std::int64_t>& buckets) {
+  std::set<std::int64_t> t(buckets.begin(), buckets.end());
+  for (std::int64_t m = 768; m <= 4352; m += 256) t.insert(m);
+  for (std::int64_t m : {8192, 16384, 32768}) t.insert(m);
+  return {t.begin(), t.end()};
+}
+
+// Draft-model flags per family, as the analytic generator sets them (profiles/README.md).
+DraftTimeModel draft_shape(DrafterFamily f) {
+  DraftTimeModel m;
+  m.sequential_in_gamma = f == DrafterFamily::kEagle3 || f == DrafterFamily::kDspark;
+  m.tokens_scale_with_gamma = f != DrafterFamily::kMtp1;
+  m.kv_read_per_pass = f == DrafterFamily::kEagle3;
+  return m;
+}
+
+void fit_drafter(const StepComposer& composer, DrafterFamily family, MeasuredDbBuild& build,
+                 std::set<std::string>& outside) {
+  const int index = static_cast<int>(family);
+  DraftTimeModel m = draft_shape(family);
+  // Terms: the per-step constant, the per-pass constant (sequential families only: otherwise it
+  // is the constant again), per drafted token, per context token read.
+  std::vector<std::string> terms{"fixed_us"};
+  if (m.sequential_in_gamma) terms.push_back("per_pass_us");
+  terms.insert(terms.end(), {"per_token_us", "kv_read_us_per_context_token"});
+  DesignMatrix d(terms);
+  const std::vector<std::int64_t> gammas = family == DrafterFamily::kMtp1
+                                               ? std::vector<std::int64_t>{1}
+                                               : std::vector<std::int64_t>{1, 3, 5, 7, 11, 15};
+  for (std::int64_t gamma : gammas) {
+    const DrafterSpec spec{family, static_cast<int>(gamma), ""};
+    for (std::int64_t r : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
+      for (std::int64_t l : {512, 2048, 8192}) {
+        const ComposedStep c = composer.draft(spec, r, l);
+        outside.insert(c.outside_grid.begin(), c.outside_grid.end());
+        const double g = static_cast<double>(gamma);
+        std::vector<double> x{1.0};
+        if (m.sequential_in_gamma) x.push_back(g);
+        x.push_back(static_cast<double>(r) * (m.tokens_scale_with_gamma ? g : 1.0));
+        x.push_back(static_cast<double>(r * l) * (m.kv_read_per_pass ? g : 1.0));
+        d.add(x, c.total_ms * 1e3, "draft", 0,
+              "R=" + std::to_string(r) + " gamma=" + std::to_string(gamma) +
+                  " L=" + std::to_string(l));
+      }
+    }
+  }
+  const auto [train, held] = d.split_held_out(kHeldOutEvery, 1);
+  const LinearFit fit = fit_least_squares(train);
+  m.fixed_us = round_to(fit.coefficient("fixed_us"), 3);
+  m.per_pass_us = m.sequential_in_gamma ? round_to(fit.coefficient("per_pass_us"), 3) : 0;
+  m.per_token_ns = round_to(fit.coefficient("per_token_us") * 1e3, 3);
+  m.kv_read_ns_per_context_token =
+      round_to(fit.coefficient("kv_read_us_per_context_token") * 1e3, 4);
+  build.profile.draft[index] = m;
+  build.draft_fit[index] = fit;
+  build.draft_held_out[index] = error_report(fit, held);
+}
+
+}  // namespace
+
+FitErrorReport profile_vs_composition(const Profile& profile, const StepComposer& composer,
+                                      const std::vector<FidelityPoint>& points) {
+  const TimeModel model(profile);
+  DesignMatrix d;
+  std::vector<double> predicted;
+  for (const FidelityPoint& p : points) {
+    d.add({}, composer.step(p.shape).total_ms, p.region, 0, p.label());
+    predicted.push_back(sim_time_to_ms(model.verify_time(batch_shape_of(p.shape))));
+  }
+  return error_report(predicted, d);
+}
+
+MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const JsonFile& shapes,
+                                         const std::string& gpu, const std::string& target,
+                                         const std::string& date, const std::string& git_sha) {
+  const DenseTargetShape shape = read_dense_target(shapes, target);
+  const KernelDatabase db = KernelDatabase::load(
+      database_dir, gpu, AttentionHeads{shape.q_heads, shape.kv_heads, shape.head_dim});
+  MeasuredDbBuild build;
+  Profile& p = build.profile;
+  // Memory, host overhead and the SPS token grid: the analytic generator's (they are not
+  // latencies; profiles/README.md explains each). Everything timed is replaced below.
+  const std::string gpu_short = gpu.substr(0, gpu.find('-'));
+  p = make_analytic_profile(shapes, gpu_short, target, date, git_sha);
+  const StepComposer composer(db, shape, p.verify.graph_buckets);
+  std::set<std::string> outside;
+
+  // Dense forward (layers only) and LM head, tabulated from the GEMM rows.
+  VerifyTimeModel& v = p.verify;
+  v.dense_tokens = table_tokens(v.graph_buckets);
+  v.dense_us.clear();
+  v.head_tokens = v.dense_tokens;
+  v.head_us.clear();
+  for (std::int64_t t : v.dense_tokens) {
+    const KernelLatency layers = composer.layer_gemms(t);
+    const KernelLatency head = composer.lm_head(t, shape.vocab);
+    outside.insert(layers.outside_grid.begin(), layers.outside_grid.end());
+    outside.insert(head.outside_grid.begin(), head.outside_grid.end());
+    v.dense_us.push_back(round_to(layers.ms * 1e3 * static_cast<double>(shape.layers), 3));
+    v.head_us.push_back(round_to(head.ms * 1e3, 3));
+  }
+  // Tables are measured latencies: a non-monotone neighbour (run-to-run noise, README caveat)
+  // is lifted to its predecessor so "more tokens never cost less" holds.
+  for (std::size_t i = 1; i < v.dense_us.size(); ++i) {
+    v.dense_us[i] = std::max(v.dense_us[i], v.dense_us[i - 1]);
+    v.head_us[i] = std::max(v.head_us[i], v.head_us[i - 1]);
+  }
+  v.fixed_us = 0;
+  v.kv_read_ns_per_context_token = 0;
+  v.attention_ns_per_pair = 0;
+  v.per_request_us = 0;
+
+  // Attention and per-step terms: least squares on composed steps, tables as the known part.
+  const std::vector<FidelityPoint> points = fidelity_points(p.kv_capacity_tokens());
+  const TimeModel tables_only(p);
+  DesignMatrix d({"fixed_us", "per_request_us", "kv_read_us_per_context_token",
+                  "attention_us_per_pair", "prefill_chunk_us", "prefill_attention_us_per_pair"});
+  for (const FidelityPoint& fp : points) {
+    const ComposedStep c = composer.step(fp.shape);
+    outside.insert(c.outside_grid.begin(), c.outside_grid.end());
+    const BatchShape b = batch_shape_of(fp.shape);
+    const double known_us = static_cast<double>(tables_only.verify_time(b)) * 1e-3;
+    d.add(
+        {1.0, static_cast<double>(b.decode_requests), static_cast<double>(b.decode_context_tokens),
+         static_cast<double>(b.verify_attention_pairs), b.prefill_tokens > 0 ? 1.0 : 0.0,
+         static_cast<double>(b.prefill_attention_pairs)},
+        c.total_ms * 1e3, fp.region, known_us, fp.label());
+  }
+  const auto [train, held] = d.split_held_out(kHeldOutEvery, 1);
+  build.verify_fit = fit_least_squares(train);
+  const LinearFit& f = build.verify_fit;
+  v.fixed_us = round_to(f.coefficient("fixed_us"), 3);
+  v.per_request_us = round_to(f.coefficient("per_request_us"), 4);
+  v.kv_read_ns_per_context_token = round_to(f.coefficient("kv_read_us_per_context_token") * 1e3, 5);
+  v.attention_ns_per_pair = round_to(f.coefficient("attention_us_per_pair") * 1e3, 6);
+  v.prefill_chunk_us = round_to(f.coefficient("prefill_chunk_us"), 3);
+  v.prefill_attention_ns_per_pair =
+      round_to(f.coefficient("prefill_attention_us_per_pair") * 1e3, 6);
+
+  for (int i = 0; i < kDrafterFamilyCount; ++i) {
+    fit_drafter(composer, static_cast<DrafterFamily>(i), build, outside);
+  }
+
+  // SPS at the analytic generator's reference shape, now from the measured-db time model.
+  {
+    const TimeModel model(p);
+    p.sps.steps_per_s.clear();
+    for (std::int64_t b : p.sps.tokens) {
+      const double ns = static_cast<double>(model.verify_time(sps_reference_shape(b)));
+      p.sps.steps_per_s.push_back(round_to(1e9 / ns, 6));
+    }
+    p.sps.reference =
+        "measured-db verify_time at B verify tokens from ceil(B/4) requests with "
+        "2048 cached context tokens each, no prefill; draft time and host overhead "
+        "excluded";
+  }
+  // Judge the rounded model, as saved, on both sets.
+  build.verify_train = profile_vs_composition(p, composer, [&] {
+    std::vector<FidelityPoint> t;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (i % kHeldOutEvery != 1) t.push_back(points[i]);
+    }
+    return t;
+  }());
+  build.verify_held_out = profile_vs_composition(p, composer, [&] {
+    std::vector<FidelityPoint> t;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (i % kHeldOutEvery == 1) t.push_back(points[i]);
+    }
+    return t;
+  }());
+
+  const DatabaseIdentity& id = db.identity();
+  p.provenance.source = "measured-db";
+  p.provenance.gpu = gpu;
+  p.provenance.tool = kMeasuredDbTool;
+  p.provenance.database = id.repository;
+  p.provenance.database_commit = id.commit;
+  p.provenance.framework = id.framework;
+  p.provenance.outside_grid.assign(outside.begin(), outside.end());
+  p.provenance.notes =
+      "Kernel latencies MEASURED BY A PUBLIC DATABASE (" + id.describe() +
+      "), composed here: per layer QKV, O, 2 x gate/up, down bf16 GEMMs at the padded token "
+      "count; LM head on verified rows only; FlashAttention-3 decode rows (verify: max of the "
+      "decode row and the prefill table's per-pair rate); prefill chunks from the context rows. "
+      "dense_us/head_us are tabulated from the GEMM rows; fixed/per-request/KV/pair terms and "
+      "every drafter are least-squares fits to composed steps (fidelity: profiles/README.md). "
+      "Not in the database, so not in any step time: norms, RoPE, activation, sampling, the "
+      "Markov head's softmax. Memory sizes and host_overhead_us (" +
+      std::to_string(static_cast<int>(p.host_overhead_us)) +
+      " us, assumed) are the analytic generator's. outside_grid lists every extrapolation.";
+  return build;
+}
+
+}  // namespace sparksim

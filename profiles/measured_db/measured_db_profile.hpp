@@ -1,0 +1,45 @@
+// The measured-db profile generator: composes a (GPU, target) profile from a public kernel-
+// latency database. The dense forward and the LM head are tabulated straight from the GEMM rows
+// (at every CUDA-graph bucket and the database's own m grid beyond); the attention and per-step
+// terms are fitted by least squares (profiles/fit/) to composed steps, three quarters of the
+// fidelity points, and judged on the quarter held out; each drafter's linear draft model is
+// fitted the same way. Provenance source "measured-db", naming the database, commit, framework
+// and every term taken from outside the measured grid.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "common/json_file.hpp"
+#include "profiles/fit/fit_error.hpp"
+#include "profiles/fit/least_squares_fit.hpp"
+#include "profiles/kernel_db/kernel_database.hpp"
+#include "profiles/measured_db/fidelity_points.hpp"
+#include "profiles/profile.hpp"
+
+namespace sparksim {
+
+// Every 4th fidelity point (offset 1) is held out of the fit.
+inline constexpr std::size_t kHeldOutEvery = 4;
+inline constexpr const char* kMeasuredDbTool = "sparksim profile-measured-db (composition r1)";
+
+struct MeasuredDbBuild {
+  Profile profile;
+  LinearFit verify_fit;
+  FitErrorReport verify_train;     // the fitted model on the points it was fitted to
+  FitErrorReport verify_held_out;  // ... and on the held-out points
+  std::array<LinearFit, kDrafterFamilyCount> draft_fit;
+  std::array<FitErrorReport, kDrafterFamilyCount> draft_held_out;
+};
+
+// `database_dir` holds database.json (profiles/data/aic); `gpu` is "h100-sxm" or "h200-sxm".
+MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const JsonFile& shapes,
+                                         const std::string& gpu, const std::string& target,
+                                         const std::string& date, const std::string& git_sha);
+
+// Any profile's verify_time against the database composition on `points` (percent errors by
+// region): the analytic generator's fidelity, or a saved measured-db profile's.
+FitErrorReport profile_vs_composition(const Profile& profile, const StepComposer& composer,
+                                      const std::vector<FidelityPoint>& points);
+
+}  // namespace sparksim

@@ -1,0 +1,173 @@
+// StepComposer: the composition rules of step_composer.hpp, one function per term.
+#include "profiles/measured_db/step_composer.hpp"
+
+#include <algorithm>
+
+#include "common/input_error.hpp"
+
+namespace sparksim {
+
+namespace {
+
+using Pointer = JsonFile::Pointer;
+
+}  // namespace
+
+DenseTargetShape read_dense_target(const JsonFile& shapes, const std::string& target) {
+  const nlohmann::json& targets = shapes.get_object(Pointer("/targets"));
+  std::string valid;
+  for (const auto& [key, value] : targets.items()) {
+    if (key.empty() || key[0] == '_' || !value.is_object() || !value.contains("ffn")) continue;
+    valid += (valid.empty() ? "" : ", ") + key;
+  }
+  if (!targets.contains(target) || !targets.at(target).is_object() ||
+      !targets.at(target).contains("ffn")) {
+    throw InputError("--target: unknown or not dense: '" + target + "'; valid: " + valid);
+  }
+  const Pointer t = Pointer("/targets") / target;
+  constexpr std::int64_t kMax = std::int64_t{1} << 24;
+  DenseTargetShape s;
+  s.name = target;
+  s.layers = shapes.get_int(t / "layers", 1, 1024);
+  s.hidden = shapes.get_int(t / "hidden", 1, kMax);
+  s.q_heads = shapes.get_int(t / "q_heads", 1, 4096);
+  s.kv_heads = shapes.get_int(t / "kv_heads", 1, s.q_heads);
+  s.head_dim = shapes.get_int(t / "head_dim", 1, 4096);
+  s.ffn = shapes.get_int(t / "ffn", 1, kMax);
+  s.vocab = shapes.get_int(t / "vocab", 1, kMax);
+  const Pointer d("/drafters");
+  s.mtp1_layers = shapes.get_int(d / "mtp1" / "layers", 1, 64);
+  s.eagle3_layers = shapes.get_int(d / "eagle3" / "layers", 1, 64);
+  s.dflash_layers = shapes.get_int(d / "dflash" / "layers", 1, 64);
+  s.dspark_layers = shapes.get_int(d / "dspark" / "layers", 1, 64);
+  s.markov_rank = shapes.get_int(d / "dspark" / "markov_rank", 1, kMax);
+  s.dflash_context_layers = static_cast<std::int64_t>(
+      shapes.get_array(d / "dspark" / "target_layer_ids" / target).size());
+  return s;
+}
+
+void ComposedStep::add(const std::string& name, const KernelLatency& k, double times) {
+  terms.push_back({name, k.ms * times});
+  total_ms += k.ms * times;
+  outside_grid.insert(k.outside_grid.begin(), k.outside_grid.end());
+}
+
+StepComposer::StepComposer(const KernelDatabase& db, DenseTargetShape shape,
+                           std::vector<std::int64_t> graph_buckets)
+    : db_(db), shape_(std::move(shape)), buckets_(std::move(graph_buckets)) {
+  const std::vector<std::int64_t> lengths = db_.prefill_attention().lengths();
+  const std::int64_t longest = lengths.back();
+  const double pairs = static_cast<double>(longest) * static_cast<double>(longest + 1) / 2;
+  ms_per_pair_ = db_.prefill_attention().latency(1, longest).ms / pairs;
+}
+
+std::int64_t StepComposer::pad(std::int64_t tokens) const {
+  if (buckets_.empty() || tokens > buckets_.back()) return tokens;
+  return *std::lower_bound(buckets_.begin(), buckets_.end(), tokens);
+}
+
+KernelLatency StepComposer::layer_gemms(std::int64_t tokens) const {
+  const GemmTable& g = db_.gemm();
+  const DenseTargetShape& s = shape_;
+  const std::int64_t q = s.q_heads * s.head_dim;
+  const std::int64_t kv = s.kv_heads * s.head_dim;
+  KernelLatency k = g.latency(tokens, q + 2 * kv, s.hidden);  // fused QKV
+  k += g.latency(tokens, s.hidden, q);                        // O
+  // gate+up: the fused n = 2 ffn is off the grid; two ffn-wide GEMMs do the same work.
+  k += g.latency(tokens, s.ffn, s.hidden).scaled(2);
+  k += g.latency(tokens, s.hidden, s.ffn);  // down
+  return k;
+}
+
+KernelLatency StepComposer::lm_head(std::int64_t rows, std::int64_t vocab) const {
+  return db_.gemm().latency(rows, vocab, shape_.hidden);
+}
+
+KernelLatency StepComposer::verify_attention(std::int64_t requests, std::int64_t width,
+                                             std::int64_t context) const {
+  KernelLatency k =
+      db_.decode_attention().latency(requests, std::max<std::int64_t>(0, context - 1));
+  const double compute_ms = ms_per_pair_ * static_cast<double>(requests) *
+                            static_cast<double>(width) * static_cast<double>(context);
+  k.ms = std::max(k.ms, compute_ms);
+  return k;
+}
+
+KernelLatency StepComposer::prefill_attention(std::int64_t tokens, std::int64_t cached) const {
+  KernelLatency k = db_.prefill_attention().latency(1, tokens);
+  k.ms += ms_per_pair_ * static_cast<double>(tokens) * static_cast<double>(cached);
+  return k;
+}
+
+ComposedStep StepComposer::step(const StepShape& s) const {
+  ComposedStep out;
+  const std::int64_t verify = s.requests * s.verify_width;
+  const std::int64_t tokens = verify + s.prefill_tokens;
+  if (tokens <= 0) return out;
+  const double layers = static_cast<double>(shape_.layers);
+  out.add("layer GEMMs (QKV, O, gate+up, down) x " + std::to_string(shape_.layers),
+          layer_gemms(pad(tokens)), layers);
+  const std::int64_t head_rows = verify + (s.prefill_tokens > 0 ? 1 : 0);
+  out.add("LM head (" + std::to_string(head_rows) + " rows)", lm_head(head_rows, shape_.vocab));
+  if (s.requests > 0) {
+    out.add("decode attention x " + std::to_string(shape_.layers),
+            verify_attention(s.requests, s.verify_width, s.context), layers);
+  }
+  if (s.prefill_tokens > 0) {
+    out.add("prefill attention x " + std::to_string(shape_.layers),
+            prefill_attention(s.prefill_tokens, s.prefill_cached), layers);
+  }
+  return out;
+}
+
+ComposedStep StepComposer::draft(const DrafterSpec& drafter, std::int64_t requests,
+                                 std::int64_t context) const {
+  ComposedStep out;
+  if (requests <= 0) return out;
+  const GemmTable& g = db_.gemm();
+  const DenseTargetShape& s = shape_;
+  const std::int64_t gamma = drafter.gamma;
+  const auto layers = [&](std::int64_t count, std::int64_t tokens, std::int64_t width,
+                          const std::string& what) {
+    out.add(what + " layer GEMMs x " + std::to_string(count), layer_gemms(pad(tokens)),
+            static_cast<double>(count));
+    out.add(what + " attention x " + std::to_string(count),
+            verify_attention(requests, width, context), static_cast<double>(count));
+  };
+  switch (drafter.family) {
+    case DrafterFamily::kMtp1:
+      // DeepSeek-V3 MTP: a 2h -> h projection, one decoder layer, the shared LM head.
+      out.add("fc 2h->h", g.latency(pad(requests), s.hidden, 2 * s.hidden));
+      layers(s.mtp1_layers, requests, 1, "mtp1");
+      out.add("LM head", lm_head(requests, s.vocab));
+      break;
+    case DrafterFamily::kEagle3:
+      // A 3h -> h fusion once, then γ sequential passes of one layer and a reduced-vocab head.
+      out.add("fc 3h->h", g.latency(pad(requests), s.hidden, 3 * s.hidden));
+      for (std::int64_t i = 0; i < gamma; ++i) {
+        layers(s.eagle3_layers, requests, 1, "eagle3 pass");
+        out.add("draft head (" + std::to_string(s.eagle3_draft_vocab) + " vocab)",
+                lm_head(requests, s.eagle3_draft_vocab));
+      }
+      break;
+    case DrafterFamily::kDflash:
+    case DrafterFamily::kDspark: {
+      // Context projection of the chosen target layers, then one parallel pass over R·γ block
+      // positions; dspark adds γ sequential Markov steps (rank -> vocab GEMM) over R rows.
+      const std::int64_t block = requests * gamma;
+      out.add("context projection",
+              g.latency(pad(requests), s.hidden, s.dflash_context_layers * s.hidden));
+      const bool spark = drafter.family == DrafterFamily::kDspark;
+      layers(spark ? s.dspark_layers : s.dflash_layers, block, gamma, spark ? "dspark" : "dflash");
+      out.add("LM head (block)", lm_head(block, s.vocab));
+      if (spark) {
+        out.add("Markov rank->vocab GEMM x " + std::to_string(gamma),
+                g.latency(requests, s.vocab, s.markov_rank), static_cast<double>(gamma));
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace sparksim

@@ -1,0 +1,87 @@
+// StepComposer: step times of a dense Qwen3-style target (and its drafters) composed from a
+// measured kernel-latency database, term by term. Rules (profiles/measured_db/README.md):
+//  - per layer: QKV (n = (q + 2 kv) heads x head_dim, k = hidden), O (n = hidden, k = q x
+//    head_dim), gate+up as 2 x the single (n = ffn, k = hidden) GEMM, down (n = hidden, k = ffn),
+//    all at m = the step's tokens padded to the CUDA-graph bucket; times the layer count;
+//  - LM head (n = vocab, k = hidden) on the verified rows only, plus one row per prefill chunk;
+//  - decode/verify attention: the decode row at (R requests, step = L - 1) per layer; a verify of
+//    W tokens per request costs max(that, R x W x L pairs at the prefill table's per-pair rate);
+//  - a prefill chunk of N tokens after P cached: the prefill row (1, N) plus N x P pairs at the
+//    per-pair rate;
+//  - no norms, RoPE, activation, sampling or host time: the database has none of them.
+// This reproduces the worked Qwen3-8B example of the database's README (tested within 1%).
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/json_file.hpp"
+#include "profiles/drafter.hpp"
+#include "profiles/kernel_db/kernel_database.hpp"
+
+namespace sparksim {
+
+struct DenseTargetShape {
+  std::string name;
+  std::int64_t layers = 0, hidden = 0, q_heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0;
+  // Drafter shapes (model_shapes.json's drafters): layers, Markov rank, dflash context layers.
+  std::int64_t mtp1_layers = 1, eagle3_layers = 1, dflash_layers = 5, dspark_layers = 5;
+  std::int64_t markov_rank = 256, dflash_context_layers = 5, eagle3_draft_vocab = 32000;
+};
+
+// Reads a dense target of model_shapes.json; InputError naming the valid targets otherwise.
+DenseTargetShape read_dense_target(const JsonFile& shapes, const std::string& target);
+
+// One step's shape: R requests verifying W tokens each (anchor included) at L KV entries read
+// by the anchor, plus an optional prefill chunk of N tokens after P cached prompt tokens.
+struct StepShape {
+  std::int64_t requests = 0;
+  std::int64_t verify_width = 1;
+  std::int64_t context = 0;
+  std::int64_t prefill_tokens = 0;
+  std::int64_t prefill_cached = 0;
+};
+
+struct ComposedTerm {
+  std::string name;  // "gemm layers (36 x QKV+O+gate_up+down)", "lm head", ...
+  double ms = 0;
+};
+
+struct ComposedStep {
+  std::vector<ComposedTerm> terms;
+  double total_ms = 0;
+  std::set<std::string> outside_grid;  // every extrapolation used
+  void add(const std::string& name, const KernelLatency& k, double times = 1);
+};
+
+class StepComposer {
+ public:
+  StepComposer(const KernelDatabase& db, DenseTargetShape shape,
+               std::vector<std::int64_t> graph_buckets);
+
+  std::int64_t pad(std::int64_t tokens) const;
+  // One decoder layer's GEMMs of `width`-hidden layers at m tokens (target shape).
+  KernelLatency layer_gemms(std::int64_t tokens) const;
+  KernelLatency lm_head(std::int64_t rows, std::int64_t vocab) const;
+  KernelLatency verify_attention(std::int64_t requests, std::int64_t width,
+                                 std::int64_t context) const;                       // one layer
+  KernelLatency prefill_attention(std::int64_t tokens, std::int64_t cached) const;  // one layer
+  double prefill_ms_per_pair() const { return ms_per_pair_; }
+
+  ComposedStep step(const StepShape& s) const;
+  // Draft step of R requests at context L (the drafter's own KV read) for a drafter spec.
+  ComposedStep draft(const DrafterSpec& drafter, std::int64_t requests, std::int64_t context) const;
+
+  const DenseTargetShape& shape() const { return shape_; }
+  const KernelDatabase& database() const { return db_; }
+
+ private:
+  const KernelDatabase& db_;
+  DenseTargetShape shape_;
+  std::vector<std::int64_t> buckets_;
+  double ms_per_pair_ = 0;  // the prefill table's rate at its longest single-request prompt
+};
+
+}  // namespace sparksim
