@@ -51,7 +51,7 @@ TEST_CASE("Appendix A world has the published confidences") {
 }
 
 TEST_CASE("Appendix A retrospective outputs A with probability 0.85") {
-  if (!registered("retrospective")) return;
+  REQUIRE(registered("retrospective"));
   const AppendixAResult r = run_appendix_a("retrospective", kTrials, 1);
   INFO("P(A) = " << r.p_a << ", verified 0/1/2: " << r.lengths[0] << "/" << r.lengths[1] << "/"
                  << r.lengths[2]);
@@ -62,7 +62,7 @@ TEST_CASE("Appendix A retrospective outputs A with probability 0.85") {
 }
 
 TEST_CASE("Appendix A greedy outputs A with probability 0.70") {
-  if (!registered("greedy")) return;
+  REQUIRE(registered("greedy"));
   const AppendixAResult r = run_appendix_a("greedy", kTrials, 1);
   INFO("P(A) = " << r.p_a);
   CHECK(r.p_a == Approx(0.70).margin(0.005));

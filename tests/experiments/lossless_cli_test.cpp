@@ -35,7 +35,7 @@ TEST_CASE("lossless exits 0 for a lossless policy and writes result.json") {
 }
 
 TEST_CASE("lossless exits 3 for a distorting policy") {
-  if (!registered("oracle")) return;
+  REQUIRE(registered("oracle"));
   const auto dir = scratch_dir("lossless_oracle");
   const auto r =
       run_cli("lossless --policy oracle --requests 1400 --drafter autoregressive --out '" +
@@ -65,7 +65,8 @@ TEST_CASE("lossless rejects bad input with exit 2 and leaves nothing") {
 }
 
 TEST_CASE("lossless --appendix-a prints and writes both probabilities") {
-  if (!registered("retrospective") || !registered("greedy")) return;
+  REQUIRE(registered("retrospective"));
+  REQUIRE(registered("greedy"));
   const auto dir = scratch_dir("lossless_appendix_a");
   const auto r =
       run_cli("lossless --appendix-a --trials 200000 --out '" + (dir / "out").string() + "'", dir);
