@@ -198,6 +198,24 @@ void CalibratedAcceptanceModel::draft(std::span<const DraftSlot> slots, int gamm
                                       std::span<float> confidences,
                                       std::span<int> hidden_accepted) {
   if (gamma != config_.gamma) throw std::logic_error("calibrated model built for another gamma");
+  // The common block sizes get a copy with γ known at compile time (its position loops unroll);
+  // every copy does the same arithmetic in the same order, so the outputs are identical. A kept
+  // optimisation: sim/acceptance/README.md has its figure.
+  switch (gamma) {
+    case 5:
+      return draft_rows<5>(slots, gamma, confidences, hidden_accepted);
+    case 7:
+      return draft_rows<7>(slots, gamma, confidences, hidden_accepted);
+    default:
+      return draft_rows<0>(slots, gamma, confidences, hidden_accepted);
+  }
+}
+
+template <int kGamma>
+void CalibratedAcceptanceModel::draft_rows(std::span<const DraftSlot> slots, int runtime_gamma,
+                                           std::span<float> confidences,
+                                           std::span<int> hidden_accepted) {
+  const int gamma = kGamma > 0 ? kGamma : runtime_gamma;
   const auto g = static_cast<std::size_t>(gamma);
   constexpr std::uint64_t kMask = fast::kNormalEntries - 1;
   for (std::size_t r = 0; r < slots.size(); ++r) {
@@ -205,7 +223,15 @@ void CalibratedAcceptanceModel::draft(std::span<const DraftSlot> slots, int gamm
     const DomainTables& t = tables_[static_cast<int>(slot.domain)];
     AcceptanceState& s = *slot.state;
     const std::uint64_t h = step_hash(s.id_hash, slot.decode_step);
-    const float latent = latent_at(s, slot.request_id, slot.decode_step);
+    // The latent state at this step; the engine's case (one step on) inline, reusing h.
+    float latent;
+    if (s.latent_step + 1 == slot.decode_step) {
+      s.latent = rho_ * s.latent + innovation_sd_ * normal_[(h >> 32) & kMask];
+      s.latent_step = slot.decode_step;
+      latent = static_cast<float>(s.latent);
+    } else {
+      latent = latent_at(s, slot.request_id, slot.decode_step);
+    }
     const float m_exact = static_cast<float>(s.difficulty) + latent;
     const float bin_f =
         fast::clamp((m_exact - t.m_lo) * kBinsPerUnit + 0.5f, 0.0f, static_cast<float>(t.bins - 1));

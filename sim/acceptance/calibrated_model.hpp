@@ -88,6 +88,10 @@ class CalibratedAcceptanceModel final : public AcceptanceModel {
   };
   static constexpr int kBinsPerUnit = 32;
 
+  // draft() for a block of kGamma positions (0: runtime_gamma), the loops' trip count fixed.
+  template <int kGamma>
+  void draft_rows(std::span<const DraftSlot> slots, int runtime_gamma, std::span<float> confidences,
+                  std::span<int> hidden_accepted);
   void set_head(int domain, const ConfidenceHead& head);
   // The latent state x at `step`, moved on from the state's (usually one step; replayed from x_0
   // when asked for an earlier step). The innovation of step t is normal(bits 32-41 of
