@@ -8,8 +8,6 @@
 #include <stdexcept>
 #include <string>
 
-#include <boost/random/normal_distribution.hpp>
-
 #include "common/rng.hpp"
 
 namespace sparksim {
@@ -62,7 +60,7 @@ void orthonormalise(std::vector<double>& q, std::size_t v, std::size_t r) {
 // iteration; 200 rounds are ample for V <= 512, and the result need only be a good bias).
 Matrix low_rank(const Matrix& m, std::size_t v, std::size_t r, std::mt19937_64& rng) {
   if (r >= v) return m;
-  boost::random::normal_distribution<double> normal;
+  std::normal_distribution<double> normal;
   std::vector<double> q(v * r), z(v * r);
   for (double& x : q) x = normal(rng);
   orthonormalise(q, v, r);
@@ -148,7 +146,7 @@ ToyDrafter ToyDrafter::build(const ToyTargetLm& target, int gamma, const ToyDraf
   d.gamma_ = gamma;
   const auto v = static_cast<std::size_t>(vocab);
   std::mt19937_64 rng(derive_seed(o.seed, kDrafterStream));
-  boost::random::normal_distribution<double> normal;
+  std::normal_distribution<double> normal;
 
   // The drafter's copy T̂ of the target: the target's dense logits, perturbed, untruncated.
   d.copy_.assign(v * v, 0.0);

@@ -8,8 +8,6 @@
 #include <stdexcept>
 #include <string>
 
-#include <boost/random/normal_distribution.hpp>
-
 #include "common/rng.hpp"
 
 namespace sparksim {
@@ -30,8 +28,8 @@ ToyTargetLm ToyTargetLm::generate(const ToyLmOptions& o) {
   const auto v = static_cast<std::size_t>(o.vocab);
   const auto d = static_cast<std::size_t>(o.embed_dim);
   std::mt19937_64 rng(derive_seed(o.seed, kLmStream));
-  boost::random::normal_distribution<double> normal;
-  const auto unit = [](std::mt19937_64& engine) { return uniform01_from_bits(engine()); };
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<double> in(v * d), out(v * d);
   for (double& x : in) x = normal(rng);
   for (double& x : out) x = normal(rng);
