@@ -4,10 +4,25 @@
 //  - counter_uniform(): a stateless draw keyed by (key, counter), for per-request, per-step draws
 //    whose value must not depend on which other requests share the batch (common random numbers
 //    across policies) and which must cost no per-request generator state.
+//
+// Same seed, same output, byte for byte, on any standard library: the C++ standard fixes the
+// engines' output (std::mt19937_64) but leaves the algorithms of std::*_distribution to each
+// library, so no draw goes through one. Uniform doubles are a documented transform of the bits
+// (uniform01_from_bits); every other distribution is Boost.Random's, whose code is the same
+// wherever the same Boost version builds it. One known exception: the token-level mode's toy
+// target LM and drafters (sim/acceptance/token_level/) still draw their random weights with
+// std::normal_distribution, so their instance for a given lm_seed may differ between standard
+// libraries (libstdc++ builds every test's expectation); moving them changes the instance the
+// suffix-decay test's measured numbers describe, which is left for a change that re-measures it.
 #pragma once
 
 #include <cstdint>
 #include <random>
+
+#include <boost/random/exponential_distribution.hpp>
+#include <boost/random/gamma_distribution.hpp>
+#include <boost/random/normal_distribution.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
 
 namespace sparksim {
 
@@ -24,10 +39,15 @@ inline constexpr std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t str
   return mix64(mix64(seed) ^ mix64(stream_id + 0x632BE59BD9B4E019ULL));
 }
 
+// Uniform in [0, 1): the top 53 of 64 random bits, scaled by 2^-53 (every value a multiple of
+// 2^-53, each equally likely).
+inline constexpr double uniform01_from_bits(std::uint64_t bits) {
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
+
 // Uniform in [0, 1) with 53 random bits, a pure function of (key, counter).
 inline double counter_uniform(std::uint64_t key, std::uint64_t counter) {
-  const std::uint64_t bits = mix64(key ^ mix64(counter));
-  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+  return uniform01_from_bits(mix64(key ^ mix64(counter)));
 }
 
 // Named stream ids, so two subsystems never share a stream by accident.
@@ -51,7 +71,22 @@ class RngStream {
   RngStream(std::uint64_t seed, StreamId stream)
       : engine_(derive_seed(seed, static_cast<std::uint64_t>(stream))) {}
   std::mt19937_64& engine() { return engine_; }
-  double uniform01() { return std::uniform_real_distribution<double>(0.0, 1.0)(engine_); }
+  // Uniform in [0, 1), from one engine output.
+  double uniform01() { return uniform01_from_bits(engine_()); }
+  // Standard normal (Boost.Random's ziggurat).
+  double standard_normal() { return boost::random::normal_distribution<double>(0.0, 1.0)(engine_); }
+  // Exponential with the given rate (> 0).
+  double exponential(double rate) {
+    return boost::random::exponential_distribution<double>(rate)(engine_);
+  }
+  // Gamma with the given shape and scale (both > 0).
+  double gamma(double shape, double scale) {
+    return boost::random::gamma_distribution<double>(shape, scale)(engine_);
+  }
+  // Uniform integer in [0, n), n >= 1.
+  std::size_t index(std::size_t n) {
+    return boost::random::uniform_int_distribution<std::size_t>(0, n - 1)(engine_);
+  }
 
  private:
   std::mt19937_64 engine_;

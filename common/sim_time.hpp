@@ -17,14 +17,6 @@ inline constexpr SimTime kMaxSimTime = SimTime{1'000'000'000} * 1'000'000'000;
 // engine refuses to go past kMaxSimTime * 8 rather than overflow.
 inline constexpr SimTime kMaxStepTime = SimTime{1'000'000} * 1'000'000'000;
 
-// std::llround(x) for 0 <= x < 2^63 (halves away from zero) without the library call, which the
-// time model makes twice per simulated step. Exact: trunc(x) is a double, and x - trunc(x) has no
-// rounding error for x >= 0 (Sterbenz for x >= 1; x itself below 1).
-inline std::int64_t round_nonnegative(double x) {
-  const auto whole = static_cast<std::int64_t>(x);
-  return whole + (x - static_cast<double>(whole) >= 0.5 ? 1 : 0);
-}
-
 // Rounds to the nearest nanosecond. Callers validate that `seconds` is finite and in range.
 inline SimTime seconds_to_sim_time(double seconds) {
   return static_cast<SimTime>(std::llround(seconds * 1e9));

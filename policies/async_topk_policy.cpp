@@ -145,7 +145,6 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
     GlobalSearchWalk walk(view.requests, sps);
     if (reuse) {
       walk.add_all(ones_rows * gamma_, std::span(earlier.values.data(), earlier.count));
-      ++reused_orders_;
     } else {
       grow(lagged_order_, requests * gamma + 4);
       float* lagged_end = lagged_order_.data();
@@ -157,7 +156,6 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
       const auto lagged_count = static_cast<std::size_t>(lagged_end - lagged_order_.data());
       sort_prefix(lagged_order_, lagged_count);
       walk.add_all(ones_rows * gamma_, std::span(lagged_order_.data(), lagged_count));
-      ++sorted_searches_;
     }
     capacity = walk.best_count();
   }
@@ -191,10 +189,9 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
     return;
   }
   // A tie at the boundary: the order's tie-breaks (earlier position, then lower id) decide.
-  ++tied_boundaries_;
   std::fill(lengths.begin(), lengths.begin() + view.requests, 0);
   merge_.reset(std::span(current_rows_.data(), requests), {},
-               std::span(current_positive_.data(), requests), ids, /*lazy=*/true);
+               std::span(current_positive_.data(), requests), ids);
   for (std::size_t admitted = 0; admitted < k; ++admitted) {
     const Candidate c = merge_.top();
     lengths[c.request] = static_cast<int>(c.position);

@@ -28,13 +28,6 @@ class AsyncTopKPolicy final : public VerificationPolicy {
 
   // The capacity K used by the last schedule() call (for tests and diagnostics).
   std::int64_t last_capacity() const { return last_capacity_; }
-  // Capacity searches that walked an earlier step's kept order instead of sorting (diagnostics).
-  std::int64_t reused_orders() const { return reused_orders_; }
-  // Capacity searches that sorted the lagged survivals (diagnostics).
-  std::int64_t sorted_searches() const { return sorted_searches_; }
-  // Current steps whose K-th best survival tied with the next one, ranked by the full merge
-  // (diagnostics).
-  std::int64_t tied_boundaries() const { return tied_boundaries_; }
   // Requests whose history is held (a request leaving must be forgotten).
   std::size_t remembered_requests() const { return slots_.live(); }
 
@@ -51,9 +44,6 @@ class AsyncTopKPolicy final : public VerificationPolicy {
   bool synchronous_;
   std::int64_t step_ = 0;  // schedule() calls so far
   std::int64_t last_capacity_ = 0;
-  std::int64_t reused_orders_ = 0;
-  std::int64_t sorted_searches_ = 0;
-  std::int64_t tied_boundaries_ = 0;
   RequestSlots slots_;
   // Per slot, a ring of lag + 1 entries (entry = step % (lag + 1)): the survivals a step recorded
   // (γ each, then 4 floats of padding at the end that count_above and append_row may read), how

@@ -104,7 +104,6 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
     sure_count += j;
     rest += positive_[r] - j;
   }
-  sure_admissions_ += sure_count;
   if (rest == 0) return;
 
   std::int64_t batch = view.requests + sure_count;
@@ -126,10 +125,8 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
   const auto reference_search = [&] {
     merge_.reset(rows, positive, ids);
     early_stop_search(merge_, view.requests, sps, lengths);
-    ++reference_searches_;
   };
   if (rest <= kSortedWalkMax) {
-    ++sorted_walks_;
     // Each row's rest copied as a whole number of 4-float blocks covering γ, a trip count that
     // does not vary (a copy loop sized by each row's count mispredicted its exit); the floats
     // past the count are overwritten by the next row or cut off below.
@@ -164,8 +161,7 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
     }
     // The last admitted value ties with the next: the order's tie-breaks pick which of the tied
     // candidates are in. Same walk, same decisions, over the merged candidates.
-    ++tied_walks_;
-    merge_.reset(rows, sure, positive, ids, /*lazy=*/true);
+    merge_.reset(rows, sure, positive, ids);
     for (std::size_t k = 0; k < admitted; ++k) {
       const Candidate c = merge_.top();
       lengths[c.request] = static_cast<int>(c.position);
@@ -174,7 +170,7 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
     return;
   }
   // Many left: lazily, the walk usually stops a few candidates in, long before the tail.
-  merge_.reset(rows, sure, positive, ids, /*lazy=*/true);
+  merge_.reset(rows, sure, positive, ids);
   while (!merge_.empty()) {
     const Candidate c = merge_.top();
     const Step step = walk(c.survival);

@@ -18,16 +18,6 @@ class GreedyPolicy final : public VerificationPolicy {
   explicit GreedyPolicy(bool synchronous) : synchronous_(synchronous) {}
   void schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) override;
   bool synchronous() const override { return synchronous_; }
-  // Steps decided by the plain reference search (a walked comparison was too close to a tie for
-  // the fast path to be sure); for tests.
-  std::int64_t reference_searches() const { return reference_searches_; }
-  // Candidates admitted by the no-ordering bound, over all steps; for tests.
-  std::int64_t sure_admissions() const { return sure_admissions_; }
-  // Steps whose remaining candidates were few enough to be walked as sorted values (the others
-  // go through the lazy merge); for tests.
-  std::int64_t sorted_walks() const { return sorted_walks_; }
-  // Sorted walks whose last admitted value tied with the next, settled by the merge; for tests.
-  std::int64_t tied_walks() const { return tied_walks_; }
 
  private:
   bool synchronous_;
@@ -38,10 +28,6 @@ class GreedyPolicy final : public VerificationPolicy {
   std::vector<double> prefix_;      // scratch, R×(γ+1): partial sums of each row's survivals
   std::vector<float> rest_;         // scratch: the survivals left after the sure admissions
   CandidateMerge merge_;
-  std::int64_t reference_searches_ = 0;
-  std::int64_t sure_admissions_ = 0;
-  std::int64_t sorted_walks_ = 0;
-  std::int64_t tied_walks_ = 0;
 };
 
 }  // namespace sparksim

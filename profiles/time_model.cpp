@@ -23,7 +23,7 @@ SimTime round_ns(double ns) {
                               std::to_string(kMaxStepTime / kNanosPerSecond) +
                               " s per step (check the profile's units)");
   }
-  return round_nonnegative(ns);
+  return std::llround(ns);
 }
 
 }  // namespace

@@ -33,8 +33,7 @@ std::optional<RequestSpec> ClosedLoopWorkload::next_scheduled() {
 std::optional<RequestSpec> ClosedLoopWorkload::on_completion(SimTime now) {
   SimTime arrival = now;
   if (options_.think_time_s > 0) {
-    std::exponential_distribution<double> think(1.0 / options_.think_time_s);
-    arrival += seconds_to_sim_time(think(rng_.engine()));
+    arrival += seconds_to_sim_time(rng_.exponential(1.0 / options_.think_time_s));
   }
   if (arrival >= end_) return std::nullopt;
   return draw(arrival);

@@ -103,10 +103,10 @@ std::int64_t sample_length(const LengthDistribution& distribution, RngStream& rn
     case LengthDistribution::Kind::kFixed:
       return distribution.fixed;
     case LengthDistribution::Kind::kLognormal: {
-      // Through a standard normal rather than std::lognormal_distribution: sigma 0 is allowed
-      // (lognormal_distribution requires s > 0), and every draw consumes the same engine output
+      // Through a standard normal rather than a lognormal distribution: sigma 0 is allowed
+      // (a lognormal distribution requires s > 0), and every draw consumes the same engine output
       // whatever the parameters.
-      const double z = std::normal_distribution<double>(0.0, 1.0)(rng.engine());
+      const double z = rng.standard_normal();
       const double x = distribution.median * std::exp(distribution.sigma * z);
       constexpr auto kMax = static_cast<double>(kMaxTokensPerRequest);
       if (!(x < kMax)) return kMaxTokensPerRequest;  // also catches +inf
@@ -116,8 +116,7 @@ std::int64_t sample_length(const LengthDistribution& distribution, RngStream& rn
       if (distribution.empirical.empty()) {
         throw std::logic_error("empirical length distribution without values");
       }
-      std::uniform_int_distribution<std::size_t> pick(0, distribution.empirical.size() - 1);
-      return distribution.empirical[pick(rng.engine())];
+      return distribution.empirical[rng.index(distribution.empirical.size())];
     }
   }
   return 1;

@@ -192,9 +192,8 @@ Trace generate_synthetic_trace(const SyntheticSpec& spec, std::uint64_t seed) {
   // cv == 1 is the Poisson process; otherwise a Gamma renewal process with shape 1/cv^2 and
   // scale cv^2/rate, whose inter-arrival mean is 1/rate and coefficient of variation is cv.
   const bool poisson = spec.cv == 1.0;
-  std::exponential_distribution<double> exponential(spec.rate_per_s);
-  std::gamma_distribution<double> gamma(1.0 / (spec.cv * spec.cv),
-                                        spec.cv * spec.cv / spec.rate_per_s);
+  const double shape = 1.0 / (spec.cv * spec.cv);
+  const double scale = spec.cv * spec.cv / spec.rate_per_s;
   const double expected = spec.rate_per_s * spec.duration_s;
   trace.requests.reserve(static_cast<std::size_t>(std::min(expected * 1.1 + 16, 1.2e8)));
 
@@ -202,7 +201,7 @@ Trace generate_synthetic_trace(const SyntheticSpec& spec, std::uint64_t seed) {
   const SimTime end = seconds_to_sim_time(spec.duration_s);
   double t = 0;
   while (true) {
-    t += poisson ? exponential(arrival_rng.engine()) : gamma(arrival_rng.engine());
+    t += poisson ? arrival_rng.exponential(spec.rate_per_s) : arrival_rng.gamma(shape, scale);
     if (!(t < spec.duration_s)) break;
     const SimTime arrival = seconds_to_sim_time(t);
     if (arrival >= end) break;

@@ -22,8 +22,7 @@ struct SeedStats {
 // Sums in the given order (callers pass seeds in the config's order, so results are reproducible).
 SeedStats seed_stats(std::span<const double> values);
 
-// The 0.975 quantile of Student's t with `df` >= 1 degrees of freedom: exact table values
-// (3 decimals) for df <= 30, a Cornish-Fisher expansion around 1.959964 beyond (error < 1e-4).
+// The 0.975 quantile of Student's t with `df` >= 1 degrees of freedom (Boost.Math).
 double student_t_975(std::int64_t df);
 
 }  // namespace sparksim

@@ -7,7 +7,8 @@
 #include <string>
 
 #include "common/named_spec.hpp"
-#include "sim/acceptance/acceptance_registry.hpp"
+#include "sim/acceptance/acceptance_context.hpp"
+#include "sim/acceptance/acceptance_model.hpp"
 
 namespace sparksim {
 

@@ -14,9 +14,20 @@
 
 namespace sparksim {
 
-// Per-request scratch a model may keep across steps (a latent state, a difficulty), stored by the
-// engine beside the request so models need no maps keyed by request.
-using AcceptanceState = std::array<double, 4>;
+// Per-request state a model may keep across steps, stored by the engine beside the request so
+// models need no maps keyed by request. Each model uses the fields it names; the rest stay zero.
+struct AcceptanceState {
+  // calibrated: the request's difficulty d, its latent state x_t and the step t it belongs to,
+  // and mix64(request id), cached because every step's hash needs it.
+  double difficulty = 0;
+  double latent = 0;
+  std::int64_t latent_step = 0;
+  std::uint64_t id_hash = 0;
+  // replay: the request's first record in the log (or its Spec-Bench question) and how many
+  // steps it has recorded.
+  std::uint64_t first_record = 0;
+  std::uint64_t record_count = 0;
+};
 
 struct DraftSlot {
   std::uint64_t request_id = 0;

@@ -93,10 +93,11 @@ void CalibratedAcceptanceModel::set_head(int domain, const ConfidenceHead& head)
 
 void CalibratedAcceptanceModel::init_request(std::uint64_t request_id, Domain,
                                              AcceptanceState& state) {
-  // [difficulty d, latent x_t, the step t that x_t belongs to, mix64(request id) kept as raw
-  // bits (the per-step hash needs it; caching it saves one hash per request-step)]
-  state = {request_difficulty(request_id), initial_latent(request_id), 0.0,
-           std::bit_cast<double>(mix64(request_id))};
+  state = AcceptanceState{};
+  state.difficulty = request_difficulty(request_id);
+  state.latent = initial_latent(request_id);
+  state.latent_step = 0;
+  state.id_hash = mix64(request_id);  // cached: the per-step hash needs it
 }
 
 double CalibratedAcceptanceModel::request_difficulty(std::uint64_t request_id) const {
@@ -116,20 +117,21 @@ std::uint64_t CalibratedAcceptanceModel::step_hash(std::uint64_t rid, std::int64
 }
 
 float CalibratedAcceptanceModel::latent_at(AcceptanceState& s, std::uint64_t request_id,
-                                           std::uint64_t rid, std::int64_t step) const {
-  auto t = static_cast<std::int64_t>(s[2]);
-  double x = s[1];
+                                           std::int64_t step) const {
+  std::int64_t t = s.latent_step;
+  double x = s.latent;
   if (step < t) {  // asked for an earlier step: replay the chain from x_0
     x = initial_latent(request_id);
     t = 0;
   }
-  while (t < step) {
+  while (t < step) {  // the engine's case: one step on
     ++t;
-    x = rho_ * x + innovation_sd_ * normal_[(step_hash(rid, t) >> 32) & (fast::kNormalEntries - 1)];
+    x = rho_ * x +
+        innovation_sd_ * normal_[(step_hash(s.id_hash, t) >> 32) & (fast::kNormalEntries - 1)];
   }
-  s[1] = x;
-  s[2] = static_cast<double>(t);
-  return static_cast<float>(s[1]);
+  s.latent = x;
+  s.latent_step = t;
+  return static_cast<float>(x);
 }
 
 // The middle pass of draft(): for positions k < `count` (a multiple of 4), the confidence logit
@@ -197,12 +199,9 @@ void CalibratedAcceptanceModel::draft(std::span<const DraftSlot> slots, int gamm
                                       std::span<int> hidden_accepted) {
   if (gamma != config_.gamma) throw std::logic_error("calibrated model built for another gamma");
   // The common block sizes get a copy with γ known at compile time (its position loops unroll);
-  // every copy does the same arithmetic in the same order, so the outputs are identical.
+  // every copy does the same arithmetic in the same order, so the outputs are identical. A kept
+  // optimisation: sim/acceptance/README.md has its figure.
   switch (gamma) {
-    case 1:
-      return draft_rows<1>(slots, gamma, confidences, hidden_accepted);
-    case 3:
-      return draft_rows<3>(slots, gamma, confidences, hidden_accepted);
     case 5:
       return draft_rows<5>(slots, gamma, confidences, hidden_accepted);
     case 7:
@@ -218,29 +217,29 @@ void CalibratedAcceptanceModel::draft_rows(std::span<const DraftSlot> slots, int
                                            std::span<int> hidden_accepted) {
   const int gamma = kGamma > 0 ? kGamma : runtime_gamma;
   const auto g = static_cast<std::size_t>(gamma);
+  constexpr std::uint64_t kMask = fast::kNormalEntries - 1;
   for (std::size_t r = 0; r < slots.size(); ++r) {
     const DraftSlot& slot = slots[r];
     const DomainTables& t = tables_[static_cast<int>(slot.domain)];
     AcceptanceState& s = *slot.state;
-    const std::uint64_t rid = std::bit_cast<std::uint64_t>(s[3]);
-    const std::uint64_t h = step_hash(rid, slot.decode_step);
-    // The latent state at this step; the engine's case (one step on) inline.
+    const std::uint64_t h = step_hash(s.id_hash, slot.decode_step);
+    // The latent state at this step; the engine's case (one step on) inline, reusing h.
     float latent;
-    if (static_cast<std::int64_t>(s[2]) + 1 == slot.decode_step) {
-      s[1] = rho_ * s[1] + innovation_sd_ * normal_[(h >> 32) & (fast::kNormalEntries - 1)];
-      s[2] = static_cast<double>(slot.decode_step);
-      latent = static_cast<float>(s[1]);
+    if (s.latent_step + 1 == slot.decode_step) {
+      s.latent = rho_ * s.latent + innovation_sd_ * normal_[(h >> 32) & kMask];
+      s.latent_step = slot.decode_step;
+      latent = static_cast<float>(s.latent);
     } else {
-      latent = latent_at(s, slot.request_id, rid, slot.decode_step);
+      latent = latent_at(s, slot.request_id, slot.decode_step);
     }
-    const float m_exact = static_cast<float>(s[0]) + latent;
+    const float m_exact = static_cast<float>(s.difficulty) + latent;
     const float bin_f =
         fast::clamp((m_exact - t.m_lo) * kBinsPerUnit + 0.5f, 0.0f, static_cast<float>(t.bins - 1));
     const int bin = static_cast<int>(bin_f);
     const float m = t.m_lo + static_cast<float>(bin) * (1.0f / kBinsPerUnit);
 
     // Hidden outcome: accepted = #{k : u < S_k(m)} (S is non-increasing, so this is the number
-    // of leading acceptances); counted without branches.
+    // of leading acceptances).
     const float u = static_cast<float>(static_cast<std::int64_t>(h & 0xFFFFFFFFULL)) * 0x1.0p-32f;
     const float* survival = t.survival.data() + static_cast<std::size_t>(bin) * g;
     // (u < S_k is S_k > u; the table is padded for the lanes past γ.)
@@ -248,30 +247,19 @@ void CalibratedAcceptanceModel::draft_rows(std::span<const DraftSlot> slots, int
     hidden_accepted[r] = accepted;
 
     // Confidences: σ(β/T_k · (a_k + m + Δ s_k)), s_k = ±Δ/2 + n_k by position k's outcome: the
-    // record's for k <= accepted, a draw from σ(a_k + m) after the first rejection. Three
-    // passes so the middle one (all the arithmetic) vectorises: gather the random draws, compute
-    // every position's table index and offset, gather σ.
-    // 2γ draws of 10 bits, six per hash: field k < γ is position k's noise, field γ + k its
-    // would-be outcome. Padding positions (up to a multiple of 4) are set to 0 and never read back.
+    // record's for k <= accepted, a draw from σ(a_k + m) after the first rejection. Three passes
+    // so the middle one (all the arithmetic) vectorises: gather the random draws, compute every
+    // position's table index and offset, gather σ. 2γ draws of 10 bits, six per 64-bit hash:
+    // field k < γ is position k's noise n_k, field γ + k its would-be outcome. Padding positions
+    // (up to a multiple of 4) are set to 0 and never read back.
     alignas(16) float noise[kMaxPositions], would_accept[kMaxPositions];
     for (int k = gamma; k < ((gamma + 3) & ~3); ++k) noise[k] = would_accept[k] = 0.0f;
-    constexpr std::uint64_t kMask = fast::kNormalEntries - 1;
     std::uint64_t bits[(2 * kMaxPositions + 5) / 6];
-    for (int b = 0; b < (2 * gamma + 5) / 6; ++b)
+    for (int b = 0; b < (2 * gamma + 5) / 6; ++b) {
       bits[b] = mix64(h + static_cast<std::uint64_t>(b + 1));
-    // Field f is bits [10 (f mod 6), +10) of word f / 6; the table spares a division per draw.
-    static constexpr auto kFieldPlace = [] {
-      std::array<std::pair<std::uint8_t, std::uint8_t>, 2 * kMaxPositions> place{};
-      for (int f = 0; f < 2 * kMaxPositions; ++f) {
-        place[static_cast<std::size_t>(f)] = {
-            static_cast<std::uint8_t>(f / 6),
-            static_cast<std::uint8_t>(fast::kNormalBits * (f % 6))};
-      }
-      return place;
-    }();
+    }
     const auto draw = [&](int field) {
-      const auto [word, shift] = kFieldPlace[static_cast<std::size_t>(field)];
-      return (bits[word] >> shift) & kMask;
+      return (bits[field / 6] >> (fast::kNormalBits * (field % 6))) & kMask;
     };
     for (int k = 0; k < gamma; ++k) noise[k] = normal_[draw(k)];
     for (int k = 0; k < gamma; ++k) would_accept[k] = logistic_[draw(gamma + k)];

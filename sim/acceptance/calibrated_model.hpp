@@ -93,10 +93,10 @@ class CalibratedAcceptanceModel final : public AcceptanceModel {
   void draft_rows(std::span<const DraftSlot> slots, int runtime_gamma, std::span<float> confidences,
                   std::span<int> hidden_accepted);
   void set_head(int domain, const ConfidenceHead& head);
-  // The latent state x at `step` from any state (the slow path: rewinds, skipped steps). The
-  // innovation of step t is normal(bits 32-41 of step_hash(rid, t)).
-  float latent_at(AcceptanceState& s, std::uint64_t request_id, std::uint64_t rid,
-                  std::int64_t step) const;
+  // The latent state x at `step`, moved on from the state's (usually one step; replayed from x_0
+  // when asked for an earlier step). The innovation of step t is normal(bits 32-41 of
+  // step_hash(mix64(id), t)).
+  float latent_at(AcceptanceState& s, std::uint64_t request_id, std::int64_t step) const;
   double request_difficulty(std::uint64_t request_id) const;  // d
   double initial_latent(std::uint64_t request_id) const;      // x_0
   std::uint64_t step_hash(std::uint64_t rid, std::int64_t step) const;

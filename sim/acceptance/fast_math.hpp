@@ -21,8 +21,8 @@ namespace sparksim::fast {
 // unit, each holding σ and its slope: z is rounded to the nearest point and σ extrapolated
 // linearly from it. Absolute error < 1.2e-5 (Taylor remainder (h/2)²/2 · max|σ''| with h = 1/32,
 // max|σ''| = 0.0962); outside the range it returns σ(±kSigmoidRange), within 1.2e-7 of 0 or 1.
-// The rounding uses the 1.5·2^23 trick instead of float/int conversions, and the clamp compiles
-// to minss/maxss: no branch and about a dozen instructions per call.
+// The rounding to the nearest point adds and subtracts 1.5·2^23 (round-half-even in the float
+// unit, as std::nearbyint would in the default mode, without a library call).
 inline constexpr float kSigmoidRange = 16.0f;
 inline constexpr int kSigmoidPerUnit = 32;
 inline constexpr int kSigmoidPoints = static_cast<int>(2 * kSigmoidRange) * kSigmoidPerUnit + 1;

@@ -61,7 +61,9 @@ void LogReplayModel::init_request(std::uint64_t request_id, Domain, AcceptanceSt
     const std::uint64_t n = lengths_.size();
     if (request_id >= n) ++requests_wrapped_;
     const std::uint64_t q = request_id % n;
-    state = {static_cast<double>(q), static_cast<double>(lengths_[q].size()), 0.0, 0.0};
+    state = AcceptanceState{};
+    state.first_record = q;
+    state.record_count = lengths_[q].size();
     return;
   }
   const AcceptanceLog::Range* range = log_.find(request_id);
@@ -70,7 +72,9 @@ void LogReplayModel::init_request(std::uint64_t request_id, Domain, AcceptanceSt
                      "has no records for request " + std::to_string(request_id) +
                          " (was the log written for another trace, or with --max-requests?)");
   }
-  state = {static_cast<double>(range->first), static_cast<double>(range->count), 0.0, 0.0};
+  state = AcceptanceState{};
+  state.first_record = range->first;
+  state.record_count = range->count;
 }
 
 void LogReplayModel::draft(std::span<const DraftSlot> slots, int gamma,
@@ -85,8 +89,8 @@ void LogReplayModel::draft(std::span<const DraftSlot> slots, int gamma,
       continue;
     }
     const AcceptanceState& s = *slot.state;
-    const auto first = static_cast<std::size_t>(s[0]);
-    const auto count = static_cast<std::size_t>(s[1]);
+    const auto first = static_cast<std::size_t>(s.first_record);
+    const auto count = static_cast<std::size_t>(s.record_count);
     auto step = static_cast<std::size_t>(slot.decode_step);
     if (step >= count) {
       ++steps_wrapped_;
@@ -100,8 +104,8 @@ void LogReplayModel::draft(std::span<const DraftSlot> slots, int gamma,
 
 void LogReplayModel::draft_specbench(const DraftSlot& slot, int gamma, float* out, int& hidden) {
   const AcceptanceState& s = *slot.state;
-  const auto q = static_cast<std::size_t>(s[0]);
-  const auto count = static_cast<std::size_t>(s[1]);
+  const auto q = static_cast<std::size_t>(s.first_record);
+  const auto count = static_cast<std::size_t>(s.record_count);
   auto step = static_cast<std::size_t>(slot.decode_step);
   if (step >= count) {
     ++steps_wrapped_;

@@ -24,8 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "sim/acceptance/acceptance_context.hpp"
 #include "sim/acceptance/acceptance_log.hpp"
-#include "sim/acceptance/acceptance_registry.hpp"
+#include "sim/acceptance/acceptance_model.hpp"
 #include "sim/acceptance/specbench.hpp"
 
 namespace sparksim {

@@ -70,7 +70,7 @@ TEST_CASE("merge order equals the full stable sort on random batches with many t
   }
 }
 
-TEST_CASE("merge from per-request offsets, eager or lazy, is the full order minus the skipped") {
+TEST_CASE("merge from per-request offsets is the full order minus the skipped") {
   std::mt19937_64 rng(11);
   CandidateMerge merge;
   for (int trial = 0; trial < 300; ++trial) {
@@ -96,13 +96,12 @@ TEST_CASE("merge from per-request offsets, eager or lazy, is the full order minu
     for (const RefCandidate& c : reference_order(b.view())) {
       if (static_cast<int>(c.position) > first[c.request]) expected.push_back(c);
     }
-    const bool lazy = trial % 3 == 0;
-    merge.reset(rows, first, positive, b.ids, lazy);
+    merge.reset(rows, first, positive, b.ids);
     std::size_t i = 0;
     for (; !merge.empty(); ++i) {
       REQUIRE(i < expected.size());
       const Candidate c = merge.top();
-      INFO("trial " << trial << " lazy " << lazy << " candidate " << i);
+      INFO("trial " << trial << " candidate " << i);
       CHECK(c.request == expected[i].request);
       CHECK(c.position == expected[i].position);
       merge.advance();

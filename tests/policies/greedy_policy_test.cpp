@@ -117,17 +117,11 @@ TEST_CASE("greedy matches the full-sort reference of Algorithm 1 on random batch
     INFO("trial " << trial);
     CHECK(lengths == reference_greedy(b.view(), sps));
   }
-  // Every way through was taken: the walk over sorted values, its tie fallback (confidences in
-  // tenths tie often), and the lazy merge for more than 64 remaining candidates.
-  CHECK(policy.sorted_walks() > 50);
-  CHECK(policy.tied_walks() > 5);
-  CHECK(policy.sorted_walks() < 350);
 }
 
-TEST_CASE("greedy's sure admissions and tail walk equal the reference on gentle staircase SPS") {
+TEST_CASE("greedy equals the reference on gentle staircase SPS") {
   // The shape of a real profile (a 0.2% slowdown per token, a 2% cliff every 8 tokens) and
-  // confidences from 0.3 to 1: most candidates clear the no-ordering bound, the rest are walked.
-  // The fast path must give the reference's lengths exactly, and must actually have been taken.
+  // confidences from 0.3 to 1: long admission paths, many candidates admitted per request.
   std::mt19937_64 rng(2024);
   GreedyPolicy policy(true);
   std::vector<double> sps_values(2048);
@@ -137,7 +131,7 @@ TEST_CASE("greedy's sure admissions and tail walk equal the reference on gentle 
     sps_values[b - 1] = level;
   }
   const SpsTable sps(sps_values);
-  std::int64_t sure = 0;
+  std::int64_t admitted = 0;
   for (int trial = 0; trial < 400; ++trial) {
     const int gamma = 1 + static_cast<int>(rng() % 7);
     const int requests = 1 + static_cast<int>(rng() % 24);
@@ -150,19 +144,17 @@ TEST_CASE("greedy's sure admissions and tail walk equal the reference on gentle 
     }
     b.contexts.assign(requests, 100);
     std::vector<int> lengths(requests, -1);
-    const std::int64_t before = policy.sure_admissions();
     policy.schedule(b.view(), sps, lengths);
-    sure += policy.sure_admissions() - before;
+    admitted += std::accumulate(lengths.begin(), lengths.end(), std::int64_t{0});
     INFO("trial " << trial);
     CHECK(lengths == reference_greedy(b.view(), sps));
   }
-  CHECK(sure > 1000);  // the bound admitted many candidates without ordering them
-  CHECK(policy.reference_searches() == 0);
+  CHECK(admitted > 1000);  // the paths were long, not stopped at the first candidate
 }
 
-TEST_CASE("greedy: a walked admission that ties Θ exactly is decided by the reference search") {
+TEST_CASE("greedy: an admission that ties Θ exactly is not admitted") {
   // R = 1, SPS(1) = 1.25, SPS(2) = 1: admitting c = 0.25 gives Θ = 1.25 · 1 = 1 · 1.25, an exact
-  // tie, which Algorithm 1 does not admit. The fast path cannot call a tie, so it defers.
+  // tie, which Algorithm 1 does not admit (it keeps an admission only if Θ rises).
   const SpsTable sps(std::vector<double>{1.25, 1.0, 1.0});
   GreedyPolicy policy(true);
   const OwnedBatch b = uniform_batch(1, {0.25f, 1.0f});
@@ -170,7 +162,6 @@ TEST_CASE("greedy: a walked admission that ties Θ exactly is decided by the ref
   policy.schedule(b.view(), sps, lengths);
   CHECK(lengths == std::vector<int>{0});
   CHECK(lengths == reference_greedy(b.view(), sps));
-  CHECK(policy.reference_searches() == 1);
 }
 
 TEST_CASE("greedy is synchronous by default and sync= overrides it") {

@@ -10,7 +10,8 @@
 #include <memory>
 
 #include "common/named_spec.hpp"
-#include "sim/acceptance/acceptance_registry.hpp"
+#include "sim/acceptance/acceptance_context.hpp"
+#include "sim/acceptance/acceptance_model.hpp"
 #include "sim/acceptance/token_level/token_level_model.hpp"
 
 namespace sparksim {

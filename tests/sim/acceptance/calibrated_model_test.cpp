@@ -10,8 +10,10 @@
 
 #include "acceptance_test_support.hpp"
 #include "common/input_error.hpp"
+#include "published_data.hpp"
 
 using namespace sparksim;
+using namespace sparksim::testing;
 using sparksim::testing::run_full_block;
 
 namespace {
@@ -44,7 +46,7 @@ TEST_CASE("full-block tau per domain is within 3% of Table 1 for every target an
       auto model = make_model(drafter(f, 7), std::string(target));
       for (auto d : kDomains) {
         const auto stats = run_full_block(model, d, 7, 600, 1000);
-        const double expected = table1_domain_tau(target, f, d);
+        const double expected = published_table1_domain_tau(target, f, d);
         INFO(target << " " << drafter_family_name(f) << "-7 " << domain_name(d) << ": τ "
                     << stats.tau() << " vs Table 1 " << expected);
         CHECK(std::abs(stats.tau() / expected - 1) < 0.03);
@@ -72,7 +74,7 @@ TEST_CASE("Qwen3-4B conditional acceptance is within 0.02 of Figure 2 at every p
     auto model = make_model(drafter(f, 7), "qwen3-4b");
     for (auto d : kDomains) {
       const auto stats = run_full_block(model, d, 7, 1500, 1000);
-      const auto fig2 = figure2_curve(f, d);
+      const auto fig2 = published_figure2(f, d);
       for (int k = 1; k <= 7; ++k) {
         INFO(drafter_family_name(f) << " " << domain_name(d) << " position " << k);
         CHECK(stats.conditional(k) == Approx(fig2[static_cast<std::size_t>(k - 1)]).margin(0.02));
@@ -87,9 +89,9 @@ TEST_CASE("other block sizes follow Figure 4 within 3%") {
     for (int g : {3, 11, 15}) {
       auto model = make_model(drafter(f, g), "qwen3-4b");
       for (auto d : kDomains) {
-        const auto fig4 = figure4_tau(f, d);
+        const auto fig4 = published_figure4(f, d);
         const std::size_t i = g == 3 ? 0 : (g == 11 ? 2 : 3);
-        const double expected = table1_domain_tau("qwen3-4b", f, d) * fig4[i] / fig4[1];
+        const double expected = published_table1_domain_tau("qwen3-4b", f, d) * fig4[i] / fig4[1];
         const auto stats = run_full_block(model, d, g, 600, 1000);
         INFO(drafter_family_name(f) << "-" << g << " " << domain_name(d));
         CHECK(std::abs(stats.tau() / expected - 1) < 0.03);

@@ -8,11 +8,13 @@
 
 #include "../test_profiles.hpp"
 #include "policies/static_policy.hpp"
+#include "published_data.hpp"
 #include "sim/acceptance/calibrated_model.hpp"
 #include "sim/engine.hpp"
 #include "sim/simulation.hpp"
 
 using namespace sparksim;
+using namespace sparksim::testing;
 
 namespace {
 
@@ -113,8 +115,9 @@ TEST_CASE(
                    DrafterFamily::kMtp1}) {
       for (auto d : kDomains) {
         const FullBlockCounter c = run_engine(named(f, 7), std::string(target), d, 400, 1000);
-        const double expected =
-            f == DrafterFamily::kMtp1 ? 1.0 + mtp1_acceptance(d) : table1_domain_tau(target, f, d);
+        const double expected = f == DrafterFamily::kMtp1
+                                    ? 1.0 + mtp1_acceptance(d)
+                                    : published_table1_domain_tau(target, f, d);
         INFO(target << " " << named(f, 7).name << " " << domain_name(d) << ": τ " << c.tau()
                     << " vs published " << expected);
         CHECK(c.not_full_block == 0);
@@ -133,7 +136,7 @@ TEST_CASE("static:k=7 in the engine gives Figure 2's conditional acceptance for 
   for (auto f : {DrafterFamily::kEagle3, DrafterFamily::kDflash, DrafterFamily::kDspark}) {
     for (auto d : kDomains) {
       const FullBlockCounter c = run_engine(named(f, 7), "qwen3-4b", d, 1200, 1000);
-      const auto fig2 = figure2_curve(f, d);
+      const auto fig2 = published_figure2(f, d);
       for (int k = 1; k <= 7; ++k) {
         INFO(drafter_family_name(f) << " " << domain_name(d) << " position " << k << ": "
                                     << c.conditional(k) << " vs Figure 2 " << fig2[k - 1]);
