@@ -45,6 +45,18 @@ struct EngineConfig {
 class Engine {
  public:
   using CompletionHandler = std::function<void(const Request&, SimTime)>;
+  // One finished step's batch, for exporting the step sequence (`sparksim run --write-steps`):
+  // per decode request its id, cached context before the step, verify width 1 + ℓ and commits;
+  // per prefill chunk the request id, tokens already prefilled and the chunk.
+  struct StepItem {
+    std::uint64_t request = 0;
+    std::int64_t context = 0;
+    std::int64_t width = 0;
+    std::int64_t commits = 0;
+    bool prefill = false;
+  };
+  using StepObserver =
+      std::function<void(SimTime start, SimTime end, const std::vector<StepItem>& items)>;
 
   Engine(const EngineConfig& config, const TimeModel& time_model, const SpsTable& sps,
          AcceptanceModel& acceptance, VerificationPolicy& policy, MetricsCollector& metrics);
@@ -65,6 +77,8 @@ class Engine {
   void finish_step(EngineLane lane, SimTime now);
 
   void set_completion_handler(CompletionHandler handler) { on_complete_ = std::move(handler); }
+  // Called at every step's end, before its commits apply (no cost when unset).
+  void set_step_observer(StepObserver observer) { on_step_ = std::move(observer); }
 
   bool lane_busy(EngineLane lane) const { return plans_[static_cast<int>(lane)].active; }
   bool idle() const { return running_.empty() && waiting_.empty(); }
@@ -102,6 +116,7 @@ class Engine {
   void plan_decode(StepPlan& plan);
   void plan_prefill(StepPlan& plan, std::int64_t budget);
   void complete(std::uint32_t slot, SimTime now);
+  void report_step(const StepPlan& plan);
 
   EngineConfig config_;
   const TimeModel& time_model_;
@@ -110,6 +125,8 @@ class Engine {
   VerificationPolicy& policy_;
   MetricsCollector& metrics_;
   CompletionHandler on_complete_;
+  StepObserver on_step_;
+  std::vector<StepItem> step_items_;
 
   std::vector<Request> slots_;  // request storage, reused after completion (bounded memory)
   std::vector<std::uint32_t> free_slots_;

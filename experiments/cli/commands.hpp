@@ -20,6 +20,9 @@ void add_cluster_command(CLI::App& app);  // cluster_command.cpp: many replicas 
 void add_lossless_command(CLI::App& app);       // lossless_command.cpp: losslessness validator
 void add_calibrate_command(CLI::App& app);      // calibrate_command.cpp: STS from a log or run
 void add_heterogeneity_command(CLI::App& app);  // heterogeneity_command.cpp: vs Spec-Bench
+// calibrate_kernels_command.cpp: calibrate-fit (measured profile from a kernel sweep) and
+// calibrate-fidelity (predicted against replayed step times)
+void add_calibrate_kernels_commands(CLI::App& app);
 
 // Thrown by a command that finished its work but must exit with a code of its own (`sparksim
 // lossless` exits 3 when it detects distortion); main() returns `code`.

@@ -73,6 +73,9 @@ void add_run_command(CLI::App& app) {
                   "replay an acceptance log (ours, or Spec-Bench JSONL) per request and step");
   run->add_option("--write-acceptance-log", o.write_acceptance_log,
                   "record every request-step's confidences and outcome (CSV) to this file");
+  run->add_flag("--write-steps", o.write_steps,
+                "also write DIR/steps.csv: every step's batch (decode widths and contexts, prefill "
+                "chunks), the sequence sparksim_calibrate_kernels replays");
   run->add_option("--seed", o.seed, "random seed")->capture_default_str();
   run->add_option("--max-running", o.max_running, "max concurrent requests holding KV")
       ->capture_default_str();
