@@ -33,8 +33,8 @@ draft.mtp1 and draft.eagle3 are NOT measured (no kernels yet) and are zero." \
 
 # 3. Simulate on the measured profile, exporting the step sequence (same KV slots as the sweep).
 "$SPARKSIM" run --profile "$OUT/profile.json" \
-  --synthetic rate=12,cv=1.0,prompt=lognormal:64:0.4,output=lognormal:16:0.4,domain=chat,duration_s=2 \
-  --drafter dspark-4 --policy static:k=3 --max-running 8 --max-batch-tokens 64 --seed 1 \
+  --synthetic rate=12,cv=1.0,prompt=lognormal:48:0.4,output=lognormal:16:0.4,domain=chat,duration_s=1.5 \
+  --drafter dspark-4 --policy static:k=3 --max-running 8 --max-batch-tokens 48 --seed 1 \
   --write-steps --quiet --out "$OUT/run"
 
 # 4. Replay every simulated step on the backend (median of 3 after a warm-up).

@@ -54,7 +54,8 @@ probe() {
   done
   return 0
 }
-stage env_probe 30 "driver, GPU, libraries" probe
+probe > "$OUT/env_probe.log" 2>&1
+printf 'env_probe\t%s\t0\tdriver, GPU, libraries\n' "$?" >> "$STAGES"
 
 if [[ $DRY_RUN == 1 ]]; then
   BUILD=${DRY_RUN_BUILD:-build}

@@ -32,15 +32,17 @@ std::vector<SweepPoint> plan_sweep(const SweepGrid& grid, int max_requests, int 
       }
     }
   }
-  // Prefill chunks, alone and beside a decode batch (chunked prefill shares the step).
+  // Prefill chunks, alone and beside a decode batch (chunked prefill shares the step); the
+  // decodes sit at the longest context that fits a slot.
+  const int decode_context = std::min(grid.contexts.back(), max_slot_tokens - 2);
   for (int chunk : grid.prefill_chunks) {
     for (int cached : {0, grid.contexts.front()}) {
       for (int decodes : {0, grid.requests.back() / 2}) {
-        if (!fits(decodes + 1, std::max(cached, grid.contexts.back()), chunk)) continue;
+        if (!fits(decodes + 1, cached, chunk) || decode_context < 0) continue;
         SweepPoint p{"verify", row_label("prefill", decodes + 1, cached, chunk), {}, {}};
         p.verify.segments.push_back(BatchSegment{cached, chunk, true});
         for (int d = 0; d < decodes; ++d) {
-          p.verify.segments.push_back(BatchSegment{grid.contexts.back(), 2, false});
+          p.verify.segments.push_back(BatchSegment{decode_context, 2, false});
         }
         points.push_back(p);
       }

@@ -60,7 +60,8 @@ TEST_CASE("calibrate-fit recovers the generating coefficients and labels the pro
   const auto dir = scratch_dir("calib_fit");
   write(dir / "sweep.csv", synthetic_sweep());
   write(dir / "info.txt", kInfo);
-  MeasuredFitInputs in{(dir / "sweep.csv").string(), (dir / "info.txt").string(), "why", "d", "s"};
+  MeasuredFitInputs in{(dir / "sweep.csv").string(), (dir / "info.txt").string(), "why",
+                       "2026-11-25", "s"};
   const MeasuredFit fit = fit_measured_profile(in);
   const Profile& p = fit.profile;
   CHECK(p.provenance.source == "measured");

@@ -150,7 +150,7 @@ TEST_CASE("replay_steps times each step as verify + draft of the fake backend") 
   CHECK(csv.str().find("7,2,0,1,14.200,20.000,34.200,0.00000\n") != std::string::npos);
 }
 
-TEST_CASE("CpuStepBackend: more tokens cost more; batches beyond its slots are refused") {
+TEST_CASE("CpuStepBackend: more tokens cost more, batches beyond its slots are refused") {
   CpuStepBackend cpu(calibration_cpu_shape(), 1, 2, 64, 3);
   VerifyBatch one{{{8, 1, false}}};
   VerifyBatch many{{{8, 16, false}, {8, 16, false}}};
