@@ -66,7 +66,7 @@ else
   # 2. Binaries: the carried sm_90 build if its libraries resolve here, else a kernels-only build.
   check_bin="$BUILD/kernels/sparksim_kernel_check"
   if [[ ! -x "$check_bin" ]] || ldd "$check_bin" | grep -q 'not found'; then
-    stage build_kernels 300 "kernels-only sm_90 build on the GPU machine" bash -c \
+    stage build_kernels 180 "kernels-only sm_90 build on the GPU machine" bash -c \
       "cmake -S . -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPARKSIM_KERNELS_ONLY=ON \
          -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build '$BUILD' -j 16 --target \
          sparksim_kernel_check sparksim_verify_bench sparksim_calibrate_kernels"
@@ -74,8 +74,8 @@ else
     printf 'build_kernels\tcarried\t0\t%s\n' "$BUILD" >> "$STAGES"
   fi
   # 3. Every kernel against its CPU reference; 4. the verify forward against the bandwidth floor.
-  stage kernel_check 120 "GPU vs CPU reference" "$BUILD/kernels/sparksim_kernel_check"
-  stage verify_bench 150 "qwen3-8b, 2k context" "$BUILD/kernels/sparksim_verify_bench" \
+  stage kernel_check 60 "GPU vs CPU reference" "$BUILD/kernels/sparksim_kernel_check"
+  stage verify_bench 90 "qwen3-8b, 2k context" "$BUILD/kernels/sparksim_verify_bench" \
     --target qwen3-8b --context 2048 --width 4
 fi
 
@@ -83,11 +83,11 @@ fi
 # binary (Boost, Eigen...); where it is missing (kernels-only build) only the sweep runs and the
 # fit happens back on the development machine from $OUT/chain/sweep.csv.
 if [[ -x "$BUILD/sparksim" ]]; then
-  stage chain 240 "CPU backend (the CUDA StepBackend is not implemented yet)" \
+  stage chain 120 "CPU backend (the CUDA StepBackend is not implemented yet)" \
     ./scripts/calibrate_cpu.sh "$BUILD" "$OUT/chain"
 else
   mkdir -p "$OUT/chain"
-  stage sweep 240 "CPU backend (the CUDA StepBackend is not implemented yet)" \
+  stage sweep 120 "CPU backend (the CUDA StepBackend is not implemented yet)" \
     "$BUILD/kernels/sparksim_calibrate_kernels" sweep --backend cpu --time-cap-s 120 \
     --out "$OUT/chain/sweep.csv" --info "$OUT/chain/sweep_info.txt"
 fi
