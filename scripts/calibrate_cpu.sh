@@ -21,13 +21,13 @@ mkdir -p "$OUT"
 start=$SECONDS
 
 # 1. Sweep: 8 KV slots of 512 tokens; the time cap keeps a slow machine bounded (rows so far stay).
-"$KERNELS" sweep --backend cpu --max-requests 8 --slot-tokens 512 --repeats 3 --time-cap-s 40 \
+"$KERNELS" sweep --backend cpu --max-requests 8 --slot-tokens 512 --repeats 5 --time-cap-s 40 \
   --out "$OUT/sweep.csv" --info "$OUT/sweep_info.txt" | tee "$OUT/log.txt"
 
 # 2. Fit with the shared least-squares fitter; provenance "measured", device = this CPU.
 "$SPARKSIM" calibrate-fit --sweep "$OUT/sweep.csv" --info "$OUT/sweep_info.txt" \
   --notes "CPU proof of the calibration pipeline: the project's CPU reference kernels on a tiny \
-target (2 layers, hidden 256, vocab 512), timed in thread CPU time. Not a GPU measurement. \
+target (2 layers, hidden 192, vocab 512), timed in thread CPU time. Not a GPU measurement. \
 draft.mtp1 and draft.eagle3 are NOT measured (no kernels yet) and are zero." \
   --out "$OUT/profile.json" --report "$OUT/fit_report.json" | tee -a "$OUT/log.txt"
 
@@ -37,8 +37,8 @@ draft.mtp1 and draft.eagle3 are NOT measured (no kernels yet) and are zero." \
   --drafter dspark-4 --policy static:k=3 --max-running 8 --max-batch-tokens 48 --seed 1 \
   --write-steps --quiet --out "$OUT/run"
 
-# 4. Replay every simulated step on the backend (median of 3 after a warm-up).
-"$KERNELS" replay --backend cpu --max-requests 8 --slot-tokens 512 --repeats 3 --time-cap-s 40 \
+# 4. Replay every simulated step on the backend (median of 5 after a warm-up).
+"$KERNELS" replay --backend cpu --max-requests 8 --slot-tokens 512 --repeats 5 --time-cap-s 40 \
   --steps "$OUT/run/steps.csv" --out "$OUT/replay.csv" | tee -a "$OUT/log.txt"
 
 # 5. Predicted against measured.

@@ -161,5 +161,5 @@ TEST_CASE("CpuStepBackend: more tokens cost more, batches beyond its slots are r
   CHECK_THROWS_AS(cpu.verify_us(VerifyBatch{{{8, 1, false}, {8, 1, false}, {8, 1, false}}}),
                   std::invalid_argument);
   CHECK_THROWS_AS(cpu.draft_us(DraftBatch{4, true, {62}}), std::invalid_argument);
-  CHECK(cpu.kv_bytes_per_token() == 2.0 * 4 * 2 * 2 * 64);
+  CHECK(cpu.kv_bytes_per_token() == 2.0 * 4 * 2 * 2 * 48);
 }
