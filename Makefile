@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 SPARKSIM := $(BUILD)/sparksim
 DEMO_OUT ?= out/demo
 
-.PHONY: deps configure build cli demo demo-run validate test test-fast test-sanitize test-slurm fuzz-build fuzz format format-check tidy bench clean
+.PHONY: calibrate-cpu deps configure build cli demo demo-run validate test test-fast test-sanitize test-slurm fuzz-build fuzz format format-check tidy bench clean
 
 deps:
 	@./scripts/install_deps.sh
@@ -91,6 +91,12 @@ fuzz: fuzz-build
 bench: build
 	@./bench/replay_speed.sh $(SPARKSIM)
 	@$(BUILD)/sparksim_sort_bench
+
+# The kernel calibration chain on the CPU backend (docs/calibration.md): sweep -> fit ->
+# profile -> simulate -> replay -> out/calibrate-cpu/fidelity.json.
+calibrate-cpu: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target sparksim sparksim_calibrate_kernels
+	@./scripts/calibrate_cpu.sh $(BUILD) out/calibrate-cpu
 
 format:
 	@git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' | xargs clang-format -i

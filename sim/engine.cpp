@@ -268,6 +268,7 @@ void Engine::finish_step(EngineLane lane, SimTime now) {
   plan.active = false;
   finished_.clear();
   StepRecord& rec = plan.record;
+  if (on_step_) report_step(plan);
 
   for (std::size_t i = 0; i < plan.decodes; ++i) {
     const std::uint32_t slot = plan.decode_slots[i];
@@ -314,6 +315,20 @@ void Engine::finish_step(EngineLane lane, SimTime now) {
   }
   metrics_.on_step(rec);
   for (std::uint32_t slot : finished_) complete(slot, now);
+}
+
+void Engine::report_step(const StepPlan& plan) {
+  step_items_.clear();
+  for (std::size_t i = 0; i < plan.decodes; ++i) {
+    const Request& r = slots_[plan.decode_slots[i]];
+    step_items_.push_back(
+        StepItem{r.id, r.context_tokens(), 1 + plan.verified_drafts[i], plan.commits[i], false});
+  }
+  for (const auto& [slot, chunk] : plan.prefill_chunks) {
+    const Request& r = slots_[slot];
+    step_items_.push_back(StepItem{r.id, r.prefilled, chunk, 0, true});
+  }
+  on_step_(plan.start, plan.end, step_items_);
 }
 
 void Engine::complete(std::uint32_t slot, SimTime now) {

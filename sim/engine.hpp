@@ -46,6 +46,18 @@ struct EngineConfig {
 class Engine {
  public:
   using CompletionHandler = std::function<void(const Request&, SimTime)>;
+  // One finished step's batch, for exporting the step sequence (`sparksim run --write-steps`):
+  // per decode request its id, cached context before the step, verify width 1 + ℓ and commits;
+  // per prefill chunk the request id, tokens already prefilled and the chunk.
+  struct StepItem {
+    std::uint64_t request = 0;
+    std::int64_t context = 0;
+    std::int64_t width = 0;
+    std::int64_t commits = 0;
+    bool prefill = false;
+  };
+  using StepObserver =
+      std::function<void(SimTime start, SimTime end, const std::vector<StepItem>& items)>;
 
   Engine(const EngineConfig& config, const TimeModel& time_model, const SpsTable& sps,
          AcceptanceModel& acceptance, VerificationPolicy& policy, MetricsCollector& metrics);
@@ -69,6 +81,8 @@ class Engine {
   // The `live` SPS belief: every step the policy gets `live`'s table at that step's requests,
   // contexts, draft time and host overhead instead of the static table (nullptr: the static one).
   void use_live_sps(LiveSps* live) { live_sps_ = live; }
+  // Called at every step's end, before its commits apply (no cost when unset).
+  void set_step_observer(StepObserver observer) { on_step_ = std::move(observer); }
 
   bool lane_busy(EngineLane lane) const { return plans_[static_cast<int>(lane)].active; }
   bool idle() const { return running_.empty() && waiting_.empty(); }
@@ -106,6 +120,7 @@ class Engine {
   void plan_decode(StepPlan& plan);
   void plan_prefill(StepPlan& plan, std::int64_t budget);
   void complete(std::uint32_t slot, SimTime now);
+  void report_step(const StepPlan& plan);
 
   EngineConfig config_;
   const TimeModel& time_model_;
@@ -115,6 +130,8 @@ class Engine {
   VerificationPolicy& policy_;
   MetricsCollector& metrics_;
   CompletionHandler on_complete_;
+  StepObserver on_step_;
+  std::vector<StepItem> step_items_;
 
   std::vector<Request> slots_;  // request storage, reused after completion (bounded memory)
   std::vector<std::uint32_t> free_slots_;

@@ -24,6 +24,9 @@ void add_heterogeneity_command(CLI::App& app);     // heterogeneity_command.cpp:
 void add_validate_command(CLI::App& app);          // validate_command.cpp: replay real benchmarks
 void add_profile_measured_db_command(CLI::App& app);  // profile_measured_db_command.cpp
 void add_step_time_command(CLI::App& app);  // step_time_command.cpp: a profile's step time
+// calibrate_kernels_command.cpp: calibrate-fit (measured profile from a kernel sweep) and
+// calibrate-fidelity (predicted against replayed step times)
+void add_calibrate_kernels_commands(CLI::App& app);
 
 // Thrown by a command that finished its work but must exit with a code of its own (`sparksim
 // lossless` exits 3 when it detects distortion); main() returns `code`.

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   sparksim::cli::add_calibrate_command(app);
   sparksim::cli::add_fit_telemetry_command(app);
   sparksim::cli::add_heterogeneity_command(app);
+  sparksim::cli::add_calibrate_kernels_commands(app);
   sparksim::cli::add_pareto_command(app);
   sparksim::cli::add_merge_command(app);
   sparksim::cli::add_slo_command(app);

@@ -46,6 +46,9 @@ void add_run_command(CLI::App& app) {
   add_acceptance_options(*run, o);
   run->add_option("--write-acceptance-log", o.write_acceptance_log,
                   "record every request-step's confidences and outcome (CSV) to this file");
+  run->add_flag("--write-steps", o.write_steps,
+                "also write DIR/steps.csv: every step's batch (decode widths and contexts, prefill "
+                "chunks), the sequence sparksim_calibrate_kernels replays");
   add_engine_options(*run, o);
   run->add_option("--out", o.out_dir, "output directory");
   auto quiet = std::make_shared<bool>(false);

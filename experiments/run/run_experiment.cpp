@@ -205,6 +205,7 @@ nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchr
   cfg["policy"] = setup.policy_spec.text();
   cfg["acceptance"] = setup.acceptance_spec.text();
   cfg["write_acceptance_log"] = o.write_acceptance_log;
+  cfg["write_steps"] = o.write_steps;
   cfg["seed"] = o.seed;
   cfg["engine_preset"] = o.engine;
   cfg["memory_utilization"] = setup.profile.memory_utilization;
@@ -221,7 +222,7 @@ nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchr
 }
 
 RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
-                       std::ostream* acceptance_log) {
+                       std::ostream* acceptance_log, std::ostream* steps_csv) {
   const auto wall_start = std::chrono::steady_clock::now();
   const RunOptions& o = setup.options;
   const TimeModel time_model(setup.profile);
@@ -244,6 +245,32 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
   Engine engine(setup.engine, time_model, sps, *acceptance, *policy, metrics);
   LiveSps live(time_model);
   if (setup.sps_belief == SpsBelief::kLive) engine.use_live_sps(&live);
+  std::int64_t step_index = 0;
+  if (steps_csv != nullptr) {
+    *steps_csv << kStepsCsvHeader << "\n";
+    const std::string family(drafter_family_name(setup.engine.drafter.family));
+    const std::string gamma = std::to_string(setup.engine.drafter.gamma);
+    std::string text;
+    engine.set_step_observer(
+        [&, family, gamma](SimTime start, SimTime end, const std::vector<Engine::StepItem>& items) {
+          text.clear();
+          for (const Engine::StepItem& item : items) {
+            CsvRow(text)
+                .integer(step_index)
+                .fixed(static_cast<double>(end - start) / 1000.0, 3)
+                .text(gamma)
+                .text(family)
+                .text(item.prefill ? "prefill" : "decode")
+                .integer(static_cast<std::int64_t>(item.request))
+                .integer(item.context)
+                .integer(item.width)
+                .integer(item.commits)
+                .end();
+          }
+          *steps_csv << text;
+          ++step_index;
+        });
+  }
 
   std::unique_ptr<Workload> workload;
   if (setup.closed_loop) {
@@ -306,8 +333,12 @@ nlohmann::ordered_json run_to_directory(const RunOptions& options) {
   RunOutcome outcome;
   try {
     std::ofstream requests(dir.file("requests.csv"), std::ios::binary);
-    outcome = execute_run(setup, &requests, log_path.empty() ? nullptr : &log);
+    std::ofstream steps;
+    if (options.write_steps) steps.open(dir.file("steps.csv"), std::ios::binary);
+    outcome = execute_run(setup, &requests, log_path.empty() ? nullptr : &log,
+                          options.write_steps ? &steps : nullptr);
     if (!requests) throw std::runtime_error("failed writing requests.csv");
+    if (options.write_steps && !steps) throw std::runtime_error("failed writing steps.csv");
     if (!log_path.empty()) {
       log.close();
       if (!log) throw std::runtime_error("failed writing " + log_path);

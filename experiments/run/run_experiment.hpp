@@ -42,6 +42,7 @@ struct RunOptions {
   std::string acceptance = "calibrated";
   std::string acceptance_log;        // replay this acceptance log (short for replay:log=PATH)
   std::string write_acceptance_log;  // record every request-step's draws to this file
+  bool write_steps = false;          // DIR/steps.csv: every step's batch (for replay on kernels)
   std::uint64_t seed = 1;
 
   // Engine preset (sim/engine_preset.hpp) the limits below came from, "" = none. The CLI copies a
@@ -92,8 +93,13 @@ nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchr
 // Simulates; per-request rows stream to `requests_csv` (may be null) as requests complete. With
 // `acceptance_log`, every request-step's confidences and hidden outcome are written to it in the
 // acceptance-log format (sim/acceptance/acceptance_log.hpp).
+// With `steps_csv`, every step's batch is written as it ends (kStepsCsvHeader; one row per decode
+// request or prefill chunk), the sequence kernels/calibration replays on a backend.
 RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
-                       std::ostream* acceptance_log = nullptr);
+                       std::ostream* acceptance_log = nullptr, std::ostream* steps_csv = nullptr);
+
+inline constexpr const char* kStepsCsvHeader =
+    "step,duration_us,gamma,drafter,kind,request,context,width,commits";
 
 // prepare_run + execute_run + write DIR/{summary.json,requests.csv,timeseries.csv,config.json}
 // through a staged directory (and the acceptance log, if asked, through a temporary name).

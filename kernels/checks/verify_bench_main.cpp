@@ -1,13 +1,15 @@
 // sparksim_verify_bench: times the verify forward of a real Qwen3 shape (device-drawn random
 // weights) at verify widths B = 1..64 and one context length, and prints each row's ratio to the
-// memory-bandwidth floor: (weight bytes + KV bytes read) over the device-to-device copy bandwidth
-// measured in the same run. A benchmark that prints figures; it asserts nothing. Needs a GPU.
+// memory-bandwidth floor: (streamed weight bytes + the gathered embedding rows + KV bytes read)
+// over the device-to-device copy bandwidth measured in the same run (kernels/bandwidth_floor.hpp).
+// A benchmark that prints figures; it asserts nothing. Needs a GPU.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
 
+#include "kernels/bandwidth_floor.hpp"
 #include "kernels/gpu_kernels.hpp"
 #include "kernels/model_shape.hpp"
 
@@ -47,7 +49,6 @@ int main(int argc, char** argv) {
     const std::size_t l2_flush_bytes = std::size_t{256} << 20;
     const gpu::CopyBandwidth copy = gpu::measure_copy_bandwidth(std::size_t{1} << 30, options);
     gpu::VerifyModel model(shape, 1, 0.02, cs);
-    const double kv_bytes_per_token = 2.0 * shape.layers * shape.kv_width() * 2.0;
     std::printf("device: %s\n", gpu::device_summary().c_str());
     std::printf("copy bandwidth (read + write): %.1f GB/s (noise %.3f, %d samples)\n", copy.gb_s,
                 copy.stats.noise, copy.stats.samples);
@@ -66,8 +67,12 @@ int main(int argc, char** argv) {
       }
       model.set_batch(batch);
       const TimingStats t = model.time_run(options, l2_flush_bytes);
-      const double bytes = static_cast<double>(model.weight_bytes()) +
-                           kv_bytes_per_token * batch.requests() * (context + width);
+      // The embedding table is gathered (b rows), not streamed: bandwidth_floor.hpp.
+      long long kv_positions = 0;
+      for (int r = 0; r < batch.requests(); ++r) {
+        kv_positions += context + (batch.cu_seqlens[r + 1] - batch.cu_seqlens[r]);
+      }
+      const double bytes = verify_floor_bytes(shape, b, kv_positions);
       const double floor_us = bytes / (copy.gb_s * 1e9) * 1e6;
       std::printf("%s,%d,%d,%d,%.1f,%.4f,%d,%d,%.1f,%.3f\n", target.c_str(), b, batch.requests(),
                   context, t.mean_us, t.noise, t.samples, t.converged ? 1 : 0, floor_us,

@@ -1,0 +1,182 @@
+// Fitting the measured sweep into a profile: verify t = fixed + per_token * tokens +
+// kv_read * Σ context + pair * attention pairs (the simulator's VerifyTimeModel with a linear
+// dense part and no graph padding), drafter t = fixed + per_pass * γ + per_token * R γ +
+// kv_read * γ Σ context (DraftTimeModel, sequential in γ, reading the KV cache every pass).
+#include "experiments/calibrate/measured_profile_fit.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "common/input_error.hpp"
+#include "experiments/report/csv_table.hpp"
+#include "profiles/fit/design_matrix.hpp"
+#include "profiles/fit/least_squares_fit.hpp"
+
+namespace sparksim {
+
+namespace {
+
+// The sweep and step files through experiments/csv_table.hpp (the reader linked into the sparksim
+// binary; profiles/kernel_db has a class of the same name that must not be linked beside it).
+CsvTable load_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return CsvTable::parse(text.str(), path);
+}
+
+[[noreturn]] void fail_row(const CsvTable& t, std::size_t row, const std::string& what) {
+  throw InputError(t.path(), t.line_of(row), what);
+}
+
+std::int64_t integer_in(const CsvTable& t, std::size_t row, std::size_t column, std::int64_t lo,
+                        std::int64_t hi) {
+  const std::int64_t v = t.integer(row, column);
+  if (v < lo || v > hi) {
+    fail_row(t, row,
+             "column " + t.header()[column] + " is " + std::to_string(v) + ", outside [" +
+                 std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return v;
+}
+
+std::map<std::string, std::string> read_info(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, "cannot open the sweep's info file");
+  std::map<std::string, std::string> info;
+  std::string line;
+  std::int64_t n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    const auto eq = line.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError(path, n, "expected key=value");
+    info[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  for (const char* key : {"device", "target", "host_overhead_us", "weights_bytes",
+                          "kv_bytes_per_token", "kv_capacity_tokens", "median_noise"}) {
+    if (!info.contains(key)) throw InputError(path, n, std::string("missing key ") + key);
+  }
+  return info;
+}
+
+nlohmann::ordered_json region_json(const RegionError& e) {
+  return {{"region", e.region},
+          {"points", e.points},
+          {"mean_abs_pct", e.mean_abs_pct},
+          {"worst_abs_pct", e.worst_abs_pct},
+          {"worst_label", e.worst_label}};
+}
+
+// Fits on 3 of every 4 points, reports the error on the 4th, then refits on all of them.
+LinearFit fit_with_held_out(const DesignMatrix& d, const std::string& what, const std::string& path,
+                            nlohmann::ordered_json& report) {
+  if (d.size() < 2 * d.terms.size()) {
+    throw InputError(path, 0,
+                     what + ": " + std::to_string(d.size()) + " points, need at least " +
+                         std::to_string(2 * d.terms.size()));
+  }
+  const auto [train, held] = d.split_held_out(4, 1);
+  const LinearFit trial = fit_least_squares(train);
+  const FitErrorReport e = error_report(trial, held);
+  const LinearFit fit = fit_least_squares(d);
+  nlohmann::ordered_json j;
+  for (std::size_t i = 0; i < fit.terms.size(); ++i) j["terms"][fit.terms[i]] = fit.coefficients[i];
+  j["pinned_to_zero"] = fit.pinned_to_zero;
+  j["points"] = d.size();
+  j["held_out"] = region_json(e.overall);
+  for (const RegionError& r : e.regions) j["held_out_by_region"].push_back(region_json(r));
+  report[what] = j;
+  return fit;
+}
+
+}  // namespace
+
+MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
+  const auto info = read_info(in.info_path);
+  const CsvTable t = load_csv(in.sweep_csv);
+  const std::size_t kind = t.column("kind"), label = t.column("label"),
+                    requests = t.column("requests"), gamma = t.column("gamma"),
+                    vtok = t.column("verify_tokens"), ptok = t.column("prefill_tokens"),
+                    ctx = t.column("decode_context_tokens"),
+                    vpairs = t.column("verify_attention_pairs"),
+                    ppairs = t.column("prefill_attention_pairs"), us = t.column("median_us");
+  DesignMatrix verify({"fixed_us", "per_token_us", "kv_read_us", "pair_us"});
+  std::map<std::string, DesignMatrix> drafts;
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    const double observed = t.number(r, us);
+    if (!(observed > 0)) fail_row(t, r, "median_us must be positive");
+    const std::string& k = t.cell(r, kind);
+    const auto n = [&](std::size_t c) {
+      return static_cast<double>(integer_in(t, r, c, 0, std::int64_t{1} << 40));
+    };
+    if (k == "verify") {
+      const bool prefill = n(ptok) > 0;
+      verify.add({1.0, n(vtok) + n(ptok), n(ctx), n(vpairs) + n(ppairs)}, observed,
+                 prefill ? "with prefill" : (n(vtok) <= 8 ? "decode B<=8" : "decode B>8"), 0,
+                 t.cell(r, label));
+    } else if (k == "dspark" || k == "dflash") {
+      auto it = drafts
+                    .try_emplace(k, std::vector<std::string>{"fixed_us", "per_pass_us",
+                                                             "per_token_us", "kv_read_us"})
+                    .first;
+      const double g = n(gamma);
+      it->second.add({1.0, g, n(requests) * g, g * n(ctx)}, observed, k, 0, t.cell(r, label));
+    } else {
+      fail_row(t, r, "kind \"" + k + "\": verify, dspark or dflash");
+    }
+  }
+  MeasuredFit out;
+  out.report["sweep_points"] = t.rows();
+  out.report["sweep_median_noise_iqr_over_median"] = std::stod(info.at("median_noise"));
+  const LinearFit v = fit_with_held_out(verify, "verify", in.sweep_csv, out.report);
+
+  Profile& p = out.profile;
+  p.provenance.source = "measured";
+  p.provenance.gpu = info.at("device");
+  p.provenance.date = in.date;
+  p.provenance.tool = "sparksim calibrate-fit (sparksim_calibrate_kernels sweep)";
+  p.provenance.git_sha = in.git_sha;
+  p.provenance.notes = in.notes + " Host overhead measured: " + info.at("host_overhead_us") +
+                       " us per step. Sweep noise (median IQR/median): " + info.at("median_noise") +
+                       ".";
+  p.target = info.at("target");
+  p.kv_bytes_per_token = std::stod(info.at("kv_bytes_per_token"));
+  p.weights_bytes = std::stod(info.at("weights_bytes"));
+  p.memory_utilization = 1.0;
+  p.hbm_bytes = p.weights_bytes + std::stod(info.at("kv_capacity_tokens")) * p.kv_bytes_per_token;
+  p.host_overhead_us = std::stod(info.at("host_overhead_us"));
+  p.verify.fixed_us = v.coefficient("fixed_us");
+  // The CPU has no CUDA graphs: no padding buckets; the dense part is linear in tokens.
+  const double per_token = v.coefficient("per_token_us");
+  p.verify.dense_tokens = {1, 16384};
+  p.verify.dense_us = {per_token, per_token * 16384};
+  p.verify.kv_read_ns_per_context_token = 1000 * v.coefficient("kv_read_us");
+  p.verify.attention_ns_per_pair = 1000 * v.coefficient("pair_us");
+  for (auto& [family, d] : drafts) {
+    const LinearFit f = fit_with_held_out(d, family, in.sweep_csv, out.report);
+    DraftTimeModel& m = p.draft[static_cast<int>(parse_drafter(family + "-4").family)];
+    m.fixed_us = f.coefficient("fixed_us");
+    m.per_pass_us = f.coefficient("per_pass_us");
+    m.per_token_ns = 1000 * f.coefficient("per_token_us");
+    m.kv_read_ns_per_context_token = 1000 * f.coefficient("kv_read_us");
+    m.sequential_in_gamma = true;
+    m.tokens_scale_with_gamma = true;
+    m.kv_read_per_pass = true;
+  }
+  // SPS(B) at the sweep's reference shape: decode requests of width 4 at 128 cached tokens.
+  p.sps.reference = "fitted verify model, decode requests of 4 tokens at 128 cached tokens";
+  for (std::int64_t b : {1, 2, 4, 8, 16, 32, 64}) {
+    const double reqs = std::ceil(static_cast<double>(b) / 4.0);
+    const double step_us = p.verify.fixed_us + per_token * static_cast<double>(b) +
+                           p.verify.kv_read_ns_per_context_token * 1e-3 * reqs * 128 +
+                           p.verify.attention_ns_per_pair * 1e-3 * static_cast<double>(b) * 128;
+    p.sps.tokens.push_back(b);
+    p.sps.steps_per_s.push_back(1e6 / step_us);
+  }
+  return out;
+}
+
+}  // namespace sparksim

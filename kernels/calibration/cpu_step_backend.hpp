@@ -1,0 +1,49 @@
+// The CPU backend of the calibration pipeline: the project's CPU references (verify_forward_ref,
+// dspark_draft_ref) on seeded random weights, timed by the host clock. It is the proof that the
+// sweep -> fit -> profile -> simulate -> replay chain works end to end without a GPU; its times
+// describe these reference loops on this CPU, nothing else.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "kernels/calibration/step_backend.hpp"
+#include "kernels/model_shape.hpp"
+#include "kernels/ragged_batch.hpp"
+#include "kernels/random_weights.hpp"
+
+namespace sparksim::kernels {
+
+// A few layers, hidden a few hundred, a small vocabulary: big enough that the step time has a
+// dense, a per-context and a per-pair part, small enough that a sweep runs in seconds.
+TransformerShape calibration_cpu_shape();
+
+class CpuStepBackend : public StepBackend {
+ public:
+  // Holds max_requests KV slots of max_slot_tokens each for the target and the drafter.
+  CpuStepBackend(const TransformerShape& target, int draft_layers, int max_requests,
+                 int max_slot_tokens, std::uint64_t seed);
+  std::string device() const override;
+  int max_requests() const override { return max_requests_; }
+  int max_slot_tokens() const override { return max_slot_tokens_; }
+  double verify_us(const VerifyBatch& batch) override;
+  double draft_us(const DraftBatch& batch) override;
+  // The target's weights in bytes (float storage), and its K/V bytes per cached token.
+  double weights_bytes() const;
+  double kv_bytes_per_token() const;
+
+ private:
+  const DraftWeights& drafter(int gamma);
+  TransformerShape shape_;
+  int draft_layers_;
+  int max_requests_;
+  int max_slot_tokens_;
+  std::uint64_t seed_;
+  TargetWeights target_;
+  HostKvCache target_cache_;
+  HostKvCache draft_cache_;
+  std::map<int, std::unique_ptr<DraftWeights>> drafters_;  // by gamma (the block size)
+};
+
+}  // namespace sparksim::kernels

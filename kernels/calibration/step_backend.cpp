@@ -1,0 +1,40 @@
+// Robust repeat timing and the batch helpers of the backend interface.
+#include "kernels/calibration/step_backend.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace sparksim::kernels {
+
+int VerifyBatch::total_tokens() const {
+  int total = 0;
+  for (const BatchSegment& s : segments) total += s.width;
+  return total;
+}
+
+namespace {
+
+// Linear interpolation between order statistics (the common "type 7" quantile).
+double quantile(const std::vector<double>& sorted, double q) {
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(at);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+}  // namespace
+
+RobustTiming time_robustly(const std::function<double()>& sample_us, int warmup, int repeats) {
+  if (warmup < 0 || repeats < 1) throw std::invalid_argument("time_robustly: repeats must be >= 1");
+  for (int i = 0; i < warmup; ++i) sample_us();
+  std::vector<double> samples(static_cast<std::size_t>(repeats));
+  for (double& s : samples) s = sample_us();
+  std::sort(samples.begin(), samples.end());
+  RobustTiming t;
+  t.samples = repeats;
+  t.median_us = quantile(samples, 0.5);
+  t.noise = t.median_us > 0 ? (quantile(samples, 0.75) - quantile(samples, 0.25)) / t.median_us : 0;
+  return t;
+}
+
+}  // namespace sparksim::kernels

@@ -1,0 +1,60 @@
+// The one interface the calibration pipeline measures through: a backend executes a verify
+// forward over a ragged batch (decode widths and prefill chunks at given contexts) or one drafter
+// round, and reports one wall-clock sample in microseconds. The CPU references are one backend
+// (cpu_step_backend.hpp); the CUDA kernels are to be the other. The sweep, the replay and the
+// robust timer know nothing else about the device.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sparksim::kernels {
+
+// One request's share of a verify forward: `width` new tokens at positions context..context +
+// width - 1 (a decode request verifies 1 + ℓ tokens; a prefill chunk is `width` prompt tokens
+// after `context` already prefilled ones).
+struct BatchSegment {
+  int context = 0;
+  int width = 1;
+  bool prefill = false;
+};
+
+struct VerifyBatch {
+  std::vector<BatchSegment> segments;
+  int total_tokens() const;
+};
+
+// One drafter round: every request drafts a block of gamma tokens after `contexts[r]` cached
+// positions. markov = true: DSpark (Markov head and confidence); false: dflash.
+struct DraftBatch {
+  int gamma = 1;
+  bool markov = true;
+  std::vector<int> contexts;
+};
+
+class StepBackend {
+ public:
+  virtual ~StepBackend() = default;
+  // The device in words, e.g. "cpu: AMD EPYC 7B13 (reference loops, 1 thread)".
+  virtual std::string device() const = 0;
+  // The largest batch the backend's buffers hold (requests, tokens per request slot).
+  virtual int max_requests() const = 0;
+  virtual int max_slot_tokens() const = 0;
+  // One sample each, in microseconds. Throw std::invalid_argument for a batch beyond capacity.
+  virtual double verify_us(const VerifyBatch& batch) = 0;
+  virtual double draft_us(const DraftBatch& batch) = 0;
+};
+
+// Robust statistics of repeated samples: the median resists the scheduler's outliers on a shared
+// CPU; noise is the interquartile range over the median.
+struct RobustTiming {
+  double median_us = 0;
+  double noise = 0;  // (p75 - p25) / median
+  int samples = 0;
+};
+
+// `warmup` discarded samples, then `repeats` kept ones (repeats >= 1).
+RobustTiming time_robustly(const std::function<double()>& sample_us, int warmup, int repeats);
+
+}  // namespace sparksim::kernels

@@ -1,0 +1,128 @@
+// Reading the exported step sequence and timing it on a backend.
+#include "kernels/calibration/step_replay.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "kernels/calibration/sweep_plan.hpp"
+
+namespace sparksim::kernels {
+
+namespace {
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream s(line);
+  std::string field;
+  while (std::getline(s, field, ',')) out.push_back(field);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+template <typename T>
+T parse_number(const std::string& text, const std::string& where, const char* column) {
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    throw std::invalid_argument(where + ": column " + column + " is \"" + text +
+                                "\", not a number");
+  }
+  return value;
+}
+
+}  // namespace
+
+std::vector<ReplayStep> read_step_sequence(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(path + ":0: cannot open the step sequence");
+  std::string line;
+  if (!std::getline(in, line) || line != kStepsCsvHeader) {
+    throw std::invalid_argument(path + ":1: header must be \"" + std::string(kStepsCsvHeader) +
+                                "\"");
+  }
+  std::vector<ReplayStep> steps;
+  int line_no = 1;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    const std::string where = path + ":" + std::to_string(line_no);
+    const std::vector<std::string> f = split(line);
+    if (f.size() != 9) {
+      throw std::invalid_argument(where + ": " + std::to_string(f.size()) +
+                                  " fields; the header has 9");
+    }
+    const auto step = parse_number<long long>(f[0], where, "step");
+    const auto duration = parse_number<double>(f[1], where, "duration_us");
+    const auto gamma = parse_number<int>(f[2], where, "gamma");
+    const auto context = parse_number<int>(f[6], where, "context");
+    const auto width = parse_number<int>(f[7], where, "width");
+    if (gamma < 1 || context < 0 || width < 1 || duration <= 0) {
+      throw std::invalid_argument(where +
+                                  ": gamma and width must be >= 1, context >= 0, "
+                                  "duration_us > 0");
+    }
+    if (f[4] != "decode" && f[4] != "prefill") {
+      throw std::invalid_argument(where + ": kind is \"" + f[4] + "\"; decode or prefill");
+    }
+    if (steps.empty() || steps.back().step != step) {
+      if (!steps.empty() && step < steps.back().step) {
+        throw std::invalid_argument(where + ": step ids must not decrease");
+      }
+      ReplayStep s;
+      s.step = step;
+      s.predicted_us = duration;
+      s.draft.gamma = gamma;
+      s.draft.markov = f[3] != "dflash";
+      steps.push_back(s);
+    }
+    ReplayStep& s = steps.back();
+    const bool prefill = f[4] == "prefill";
+    s.verify.segments.push_back(BatchSegment{context, width, prefill});
+    if (!prefill) s.draft.contexts.push_back(context);
+  }
+  if (steps.empty()) throw std::invalid_argument(path + ":2: the step sequence has no steps");
+  return steps;
+}
+
+ReplaySummary replay_steps(StepBackend& backend, const std::vector<ReplayStep>& steps, int repeats,
+                           double time_cap_s, std::ostream& csv) {
+  const auto start = std::chrono::steady_clock::now();
+  ReplaySummary summary;
+  std::vector<double> noises;
+  csv << "step,verify_tokens,prefill_tokens,decode_requests,verify_us,draft_us,measured_us,noise\n";
+  for (const ReplayStep& s : steps) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+        time_cap_s) {
+      summary.cut_by_time = true;
+      break;
+    }
+    const RobustTiming v = time_robustly([&] { return backend.verify_us(s.verify); }, 1, repeats);
+    RobustTiming d;
+    if (!s.draft.contexts.empty()) {
+      d = time_robustly([&] { return backend.draft_us(s.draft); }, 1, repeats);
+    }
+    const BatchFeatures f = features_of(s.verify);
+    const double total = v.median_us + d.median_us;
+    const double noise = total > 0 ? (v.noise * v.median_us + d.noise * d.median_us) / total : 0;
+    char row[160];
+    std::snprintf(row, sizeof row, "%lld,%lld,%lld,%lld,%.3f,%.3f,%.3f,%.5f\n", s.step,
+                  static_cast<long long>(f.verify_tokens), static_cast<long long>(f.prefill_tokens),
+                  static_cast<long long>(f.requests), v.median_us, d.median_us, total, noise);
+    csv << row << std::flush;
+    noises.push_back(noise);
+    ++summary.steps;
+  }
+  summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!noises.empty()) {
+    std::sort(noises.begin(), noises.end());
+    summary.median_noise = noises[noises.size() / 2];
+  }
+  return summary;
+}
+
+}  // namespace sparksim::kernels
