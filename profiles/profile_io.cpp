@@ -18,9 +18,6 @@ using Pointer = JsonFile::Pointer;
 using Ordered = nlohmann::ordered_json;
 
 constexpr std::int64_t kMaxTableTokens = std::int64_t{1} << 40;  // far above any batch
-constexpr const char* kRootKeys[] = {"schema", "provenance",       "target",    "gpus",
-                                     "memory", "host_overhead_us", "verify",    "draft",
-                                     "sps",    "sps_capture",      "step_terms"};
 
 Pointer ptr(const std::string& s) {
   return Pointer(s);
@@ -345,8 +342,8 @@ Profile profile_from_json(const JsonFile& f) {
   Profile p;
   read_provenance(f, p.provenance);
   f.reject_unknown_keys(
-      ptr(""), {kRootKeys[0], kRootKeys[1], kRootKeys[2], kRootKeys[3], kRootKeys[4], kRootKeys[5],
-                kRootKeys[6], kRootKeys[7], kRootKeys[8], kRootKeys[9]});
+      ptr(""), {"schema", "provenance", "target", "gpus", "memory", "host_overhead_us", "verify",
+                "draft", "sps", "sps_capture", "step_terms"});
   p.target = f.get_string(ptr("/target"));
   p.gpus = static_cast<int>(f.get_int(ptr("/gpus"), 1, 4096));
   f.get_object(ptr("/memory"));

@@ -13,6 +13,7 @@
 #include "experiments/report/csv_table.hpp"
 #include "profiles/fit/design_matrix.hpp"
 #include "profiles/fit/least_squares_fit.hpp"
+#include "profiles/sps_belief.hpp"
 
 namespace sparksim {
 
@@ -176,6 +177,9 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
     p.sps.tokens.push_back(b);
     p.sps.steps_per_s.push_back(1e6 / step_us);
   }
+  // The `capture` belief's table, as deployed engines profile it (profiles/sps_belief.hpp).
+  p.sps_capture = build_capture_sps(p);
+  p.sps_capture.reference = "fitted " + p.sps_capture.reference;
   return out;
 }
 

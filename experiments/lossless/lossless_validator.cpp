@@ -88,9 +88,11 @@ class RecordingPolicy final : public VerificationPolicy {
 // only order events here: what is tested is the committed tokens.
 Profile level_profile(const LosslessScenario& s, const LosslessLevel& level) {
   Profile p;
-  p.provenance = {
-      "analytic",          "synthetic",        "",
-      "sparksim lossless", sparksim_version(), "step-time curve of the losslessness validator"};
+  p.provenance.source = "analytic";
+  p.provenance.gpu = "synthetic";
+  p.provenance.tool = "sparksim lossless";
+  p.provenance.git_sha = sparksim_version();
+  p.provenance.notes = "step-time curve of the losslessness validator";
   p.target = "toy";
   p.gpus = 1;
   p.hbm_bytes = 1e12;

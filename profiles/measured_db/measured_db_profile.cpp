@@ -7,6 +7,7 @@
 #include <set>
 
 #include "profiles/analytic_profile.hpp"
+#include "profiles/sps_belief.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {
@@ -176,6 +177,9 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
         "measured-db verify_time at B verify tokens from ceil(B/4) requests with "
         "2048 cached context tokens each, no prefill; draft time and host overhead "
         "excluded";
+    // The `capture` belief's table, as deployed engines profile it (profiles/sps_belief.hpp).
+    p.sps_capture = build_capture_sps(p);
+    p.sps_capture.reference = "measured-db " + p.sps_capture.reference;
   }
   // Judge the rounded model, as saved, on both sets.
   build.verify_train = profile_vs_composition(p, composer, [&] {

@@ -166,6 +166,8 @@ ComposedStep StepComposer::draft(const DrafterSpec& drafter, std::int64_t reques
       }
       break;
     }
+    case DrafterFamily::kNone:
+      break;  // no speculation: nothing is drafted
   }
   return out;
 }

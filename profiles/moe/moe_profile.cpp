@@ -9,6 +9,7 @@
 
 #include "profiles/analytic_profile.hpp"
 #include "profiles/moe/moe_step_model.hpp"
+#include "profiles/sps_belief.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {
@@ -117,6 +118,12 @@ Profile make_moe_profile(const MoeTarget& target, const MoeGpu& gpu,
       p.sps.steps_per_s.push_back(rounded(1e9 / ns, 6));
     }
   }
+  // The `capture` belief's table (profiles/sps_belief.hpp), at DSpark-5's γ + 1 verify tokens
+  // per request: the drafter V4 serves.
+  SpsCaptureShape capture;
+  capture.verify_tokens_per_request = 6;
+  p.sps_capture = build_capture_sps(p, capture);
+  p.sps_capture.reference = "analytic " + p.sps_capture.reference;
 
   p.provenance.source = "analytic";
   p.provenance.gpu = gpu.name;

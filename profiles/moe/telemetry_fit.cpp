@@ -12,6 +12,7 @@
 #include "profiles/analytic_profile.hpp"
 #include "profiles/fit/least_squares_fit.hpp"
 #include "profiles/moe/moe_target.hpp"
+#include "profiles/sps_belief.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {
@@ -159,6 +160,12 @@ Profile make_telemetry_profile(const TelemetryCurve& curve, const TelemetryFit& 
   p.sps.reference =
       "telemetry-fitted verify_time at B verify tokens from ceil(B/4) requests "
       "(no context terms); draft time and host overhead excluded";
+  // The `capture` belief's table (profiles/sps_belief.hpp), at DSpark-5's γ + 1 verify tokens
+  // per request: the drafter V4 serves.
+  SpsCaptureShape capture;
+  capture.verify_tokens_per_request = 6;
+  p.sps_capture = build_capture_sps(p, capture);
+  p.sps_capture.reference = "telemetry-fitted " + p.sps_capture.reference;
   double worst = 0;
   for (std::size_t i = 0; i < fit.step_ms.size(); ++i) {
     if (!fit.fitted[i]) continue;

@@ -93,10 +93,10 @@ TEST_CASE("run_sweep appends one row per point with the backend's time, and obey
   LinearFakeBackend backend;
   std::vector<SweepPoint> points(2);
   points[0].kind = "verify";
-  points[0].label = "a";
+  points[0].label = std::string(1, 'a');
   points[0].verify.segments = {{10, 2, false}};
   points[1].kind = "dspark";
-  points[1].label = "b";
+  points[1].label = std::string(1, 'b');
   points[1].draft = DraftBatch{3, true, {10, 20}};
   std::ostringstream csv;
   const SweepSummary s = run_sweep(backend, points, SweepLimits{30, 0, 3}, csv);

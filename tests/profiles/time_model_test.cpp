@@ -154,7 +154,7 @@ TEST_CASE(
   CHECK(sps.max_step_ratio(4, 4) == Approx(5.0 / 4.0).epsilon(1e-15));
   CHECK(sps.max_step_ratio(7, 9) == Approx(8.0 / 7.0).epsilon(1e-15));
   // Against brute force on an interpolated profile table.
-  const SpsTable curve(SpsPoints{{1, 8, 9, 64}, {150.0, 149.0, 140.0, 100.0}}, 80);
+  const SpsTable curve(SpsPoints{{1, 8, 9, 64}, {150.0, 149.0, 140.0, 100.0}, "test table"}, 80);
   for (std::int64_t lo = 1; lo <= 90; lo += 7) {
     for (std::int64_t hi = lo; hi <= 95; hi += 5) {
       INFO("lo " << lo << " hi " << hi);

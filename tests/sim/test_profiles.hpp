@@ -8,7 +8,12 @@ namespace sparksim::testing {
 // Every step (verify + draft + overhead) lasts exactly `step_us`, whatever the batch.
 inline Profile constant_step_profile(double step_us) {
   Profile p;
-  p.provenance = {"analytic", "test-gpu", "2026-11-22", "unit test", "none", "constant step time"};
+  p.provenance.source = "analytic";
+  p.provenance.gpu = "test-gpu";
+  p.provenance.date = "2026-11-22";
+  p.provenance.tool = "unit test";
+  p.provenance.git_sha = "none";
+  p.provenance.notes = "constant step time";
   p.target = "test-model";
   p.gpus = 1;
   p.hbm_bytes = 80e9;

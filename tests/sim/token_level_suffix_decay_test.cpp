@@ -32,7 +32,10 @@ std::vector<double> conditional_acceptance(const std::string& drafter) {
 
 std::string show(const std::vector<double>& v) {
   std::string s;
-  for (double x : v) s += " " + std::to_string(x).substr(0, 5);
+  for (double x : v) {
+    s += ' ';
+    s += std::to_string(x).substr(0, 5);
+  }
   return s;
 }
 
