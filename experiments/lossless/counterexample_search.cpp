@@ -26,11 +26,13 @@ constexpr int kWantedFinds = 4;
 
 using Rng = std::mt19937_64;
 
+// Draws through common/rng.hpp's transform and Boost.Random, never the standard library's
+// distributions, so a seed finds the same instances with any standard library.
 double uniform(Rng& rng, double lo = 0, double hi = 1) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
+  return lo + (hi - lo) * uniform01_from_bits(rng());
 }
 int pick(Rng& rng, int lo, int hi) {  // inclusive
-  return std::uniform_int_distribution<int>(lo, hi)(rng);
+  return boost::random::uniform_int_distribution<int>(lo, hi)(rng);
 }
 
 // A random distribution over `vocab` tokens: a random support, Dirichlet(1) weights on it,

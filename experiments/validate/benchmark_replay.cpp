@@ -30,7 +30,8 @@ class BenchmarkClient final : public Workload {
     due_.resize(requests_.size(), 0);
     if (std::isfinite(w.request_rate)) {
       RngStream rng(w.seed, StreamId::kSyntheticArrivals);
-      std::gamma_distribution<double> gap(w.burstiness, 1.0 / (w.request_rate * w.burstiness));
+      boost::random::gamma_distribution<double> gap(w.burstiness,
+                                                    1.0 / (w.request_rate * w.burstiness));
       double t = 0;
       for (std::size_t i = 0; i < due_.size(); ++i) {
         due_[i] = seconds_to_sim_time(t);

@@ -32,7 +32,7 @@ TEST_CASE("V4 DSpark acceptance meets the third-party V4-Flash prefix-survival f
   CHECK(tau_of_curve(five.p[0]) > tau_of_curve(five.p[2]));
 }
 
-TEST_CASE("MTP-1 on V4 keeps the DeepSeek-V3 report's acceptance; dense targets are unchanged") {
+TEST_CASE("MTP-1 on V4 keeps the DeepSeek-V3 report acceptance, dense targets are unchanged") {
   const MeanCurves m = published_mean_curves(parse_drafter("mtp1"), "deepseek-v4-flash");
   CHECK(m.p[0][0] == Approx(0.90));
   CHECK(m.p[2][0] == Approx(0.85));
