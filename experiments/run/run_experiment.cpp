@@ -245,12 +245,14 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
   Engine engine(setup.engine, time_model, sps, *acceptance, *policy, metrics);
   LiveSps live(time_model);
   if (setup.sps_belief == SpsBelief::kLive) engine.use_live_sps(&live);
+  // The step observer below runs for the whole simulation: what it captures by reference must
+  // live as long (not in the if block's scope).
   std::int64_t step_index = 0;
+  std::string text;
   if (steps_csv != nullptr) {
     *steps_csv << kStepsCsvHeader << "\n";
     const std::string family(drafter_family_name(setup.engine.drafter.family));
     const std::string gamma = std::to_string(setup.engine.drafter.gamma);
-    std::string text;
     engine.set_step_observer(
         [&, family, gamma](SimTime start, SimTime end, const std::vector<Engine::StepItem>& items) {
           text.clear();
