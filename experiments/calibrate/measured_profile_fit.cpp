@@ -19,31 +19,6 @@ namespace sparksim {
 
 namespace {
 
-// The sweep and step files through experiments/csv_table.hpp (the reader linked into the sparksim
-// binary; profiles/kernel_db has a class of the same name that must not be linked beside it).
-CsvTable load_csv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return CsvTable::parse(text.str(), path);
-}
-
-[[noreturn]] void fail_row(const CsvTable& t, std::size_t row, const std::string& what) {
-  throw InputError(t.path(), t.line_of(row), what);
-}
-
-std::int64_t integer_in(const CsvTable& t, std::size_t row, std::size_t column, std::int64_t lo,
-                        std::int64_t hi) {
-  const std::int64_t v = t.integer(row, column);
-  if (v < lo || v > hi) {
-    fail_row(t, row,
-             "column " + t.header()[column] + " is " + std::to_string(v) + ", outside [" +
-                 std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  }
-  return v;
-}
-
 std::map<std::string, std::string> read_info(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path, 0, "cannot open the sweep's info file");
@@ -97,7 +72,7 @@ LinearFit fit_with_held_out(const DesignMatrix& d, const std::string& what, cons
 
 MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
   const auto info = read_info(in.info_path);
-  const CsvTable t = load_csv(in.sweep_csv);
+  const CsvTable t = CsvTable::load(in.sweep_csv);
   const std::size_t kind = t.column("kind"), label = t.column("label"),
                     requests = t.column("requests"), gamma = t.column("gamma"),
                     vtok = t.column("verify_tokens"), ptok = t.column("prefill_tokens"),
@@ -108,10 +83,10 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
   std::map<std::string, DesignMatrix> drafts;
   for (std::size_t r = 0; r < t.rows(); ++r) {
     const double observed = t.number(r, us);
-    if (!(observed > 0)) fail_row(t, r, "median_us must be positive");
+    if (!(observed > 0)) t.fail(r, "median_us must be positive");
     const std::string& k = t.cell(r, kind);
     const auto n = [&](std::size_t c) {
-      return static_cast<double>(integer_in(t, r, c, 0, std::int64_t{1} << 40));
+      return static_cast<double>(t.integer_in(r, c, 0, std::int64_t{1} << 40));
     };
     if (k == "verify") {
       const bool prefill = n(ptok) > 0;
@@ -126,7 +101,7 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
       const double g = n(gamma);
       it->second.add({1.0, g, n(requests) * g, g * n(ctx)}, observed, k, 0, t.cell(r, label));
     } else {
-      fail_row(t, r, "kind \"" + k + "\": verify, dspark or dflash");
+      t.fail(r, "kind \"" + k + "\": verify, dspark or dflash");
     }
   }
   MeasuredFit out;

@@ -14,31 +14,6 @@ namespace sparksim {
 
 namespace {
 
-// The sweep and step files through experiments/csv_table.hpp (the reader linked into the sparksim
-// binary; profiles/kernel_db has a class of the same name that must not be linked beside it).
-CsvTable load_csv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return CsvTable::parse(text.str(), path);
-}
-
-[[noreturn]] void fail_row(const CsvTable& t, std::size_t row, const std::string& what) {
-  throw InputError(t.path(), t.line_of(row), what);
-}
-
-std::int64_t integer_in(const CsvTable& t, std::size_t row, std::size_t column, std::int64_t lo,
-                        std::int64_t hi) {
-  const std::int64_t v = t.integer(row, column);
-  if (v < lo || v > hi) {
-    fail_row(t, row,
-             "column " + t.header()[column] + " is " + std::to_string(v) + ", outside [" +
-                 std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  }
-  return v;
-}
-
 struct StepRows {
   double predicted_us = 0;
   std::map<std::int64_t, std::int64_t> commits;  // decode request -> tokens committed
@@ -58,20 +33,20 @@ double pct(double predicted, double measured) {
 
 nlohmann::ordered_json replay_fidelity(const std::string& steps_csv,
                                        const std::string& replay_csv) {
-  const CsvTable s = load_csv(steps_csv);
+  const CsvTable s = CsvTable::load(steps_csv);
   const std::size_t s_step = s.column("step"), s_dur = s.column("duration_us"),
                     s_kind = s.column("kind"), s_req = s.column("request"),
                     s_commits = s.column("commits");
   std::map<std::int64_t, StepRows> run;
   for (std::size_t r = 0; r < s.rows(); ++r) {
-    StepRows& row = run[integer_in(s, r, s_step, 0, std::int64_t{1} << 50)];
+    StepRows& row = run[s.integer_in(r, s_step, 0, std::int64_t{1} << 50)];
     row.predicted_us = s.number(r, s_dur);
     if (s.cell(r, s_kind) == "decode") {
-      row.commits[integer_in(s, r, s_req, 0, std::int64_t{1} << 62)] +=
-          integer_in(s, r, s_commits, 0, 1 << 20);
+      row.commits[s.integer_in(r, s_req, 0, std::int64_t{1} << 62)] +=
+          s.integer_in(r, s_commits, 0, 1 << 20);
     }
   }
-  const CsvTable m = load_csv(replay_csv);
+  const CsvTable m = CsvTable::load(replay_csv);
   const std::size_t m_step = m.column("step"), m_us = m.column("measured_us"),
                     m_noise = m.column("noise"), m_vtok = m.column("verify_tokens"),
                     m_ptok = m.column("prefill_tokens");
@@ -82,11 +57,11 @@ nlohmann::ordered_json replay_fidelity(const std::string& steps_csv,
   std::map<std::int64_t, std::array<double, 3>> per_request;  // predicted, measured, tokens
   std::vector<double> noises;
   for (std::size_t r = 0; r < m.rows(); ++r) {
-    const std::int64_t id = integer_in(m, r, m_step, 0, std::int64_t{1} << 50);
+    const std::int64_t id = m.integer_in(r, m_step, 0, std::int64_t{1} << 50);
     const auto it = run.find(id);
-    if (it == run.end()) fail_row(m, r, "step " + std::to_string(id) + " is not in " + steps_csv);
+    if (it == run.end()) m.fail(r, "step " + std::to_string(id) + " is not in " + steps_csv);
     const double measured = m.number(r, m_us);
-    if (!(measured > 0)) fail_row(m, r, "measured_us must be positive");
+    if (!(measured > 0)) m.fail(r, "measured_us must be positive");
     const double predicted = it->second.predicted_us;
     const double e = pct(predicted, measured);
     abs_sum += std::fabs(e);
@@ -94,8 +69,8 @@ nlohmann::ordered_json replay_fidelity(const std::string& steps_csv,
       worst = std::fabs(e);
       worst_step = id;
     }
-    auto& b = bias[bucket_of(integer_in(m, r, m_vtok, 0, 1 << 30) +
-                             integer_in(m, r, m_ptok, 0, 1 << 30))];
+    auto& b =
+        bias[bucket_of(m.integer_in(r, m_vtok, 0, 1 << 30) + m.integer_in(r, m_ptok, 0, 1 << 30))];
     b.first += e;
     ++b.second;
     predicted_total += predicted;

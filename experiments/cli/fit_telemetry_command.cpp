@@ -14,6 +14,7 @@
 #include "common/version.hpp"
 #include "experiments/calibrate/telemetry_calibration.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/provenance_options.hpp"
 #include "profiles/profile_io.hpp"
 
 namespace sparksim::cli {
@@ -27,17 +28,8 @@ struct FitTelemetryCommandOptions {
   TelemetryCalibrationOptions calibration;
 };
 
-std::string today_utc() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[16];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &utc);
-  return buffer;
-}
-
 void run_fit_telemetry(FitTelemetryCommandOptions o) {
-  if (o.calibration.date.empty()) o.calibration.date = today_utc();
+  o.calibration.date = date_or_today(o.calibration.date);
   const TelemetryCurve curve = load_telemetry(o.telemetry_path);
   const TelemetryCalibration cal = calibrate_to_telemetry(curve, o.calibration);
   std::printf(
@@ -94,9 +86,7 @@ void add_fit_telemetry_command(CLI::App& app) {
                   "Simulated seconds per telemetry point")
       ->capture_default_str();
   cmd->add_option("--seed", o->calibration.seed, "Simulation seed")->capture_default_str();
-  cmd->add_option("--date", o->calibration.date, "Provenance date YYYY-MM-DD (default today)");
-  cmd->add_option("--git-sha", o->calibration.git_sha, "Provenance git revision")
-      ->capture_default_str();
+  add_provenance_options(*cmd, o->calibration.date, o->calibration.git_sha);
   cmd->callback([o] { run_fit_telemetry(*o); });
 }
 

@@ -11,6 +11,7 @@
 #include "common/json_file.hpp"
 #include "common/version.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/provenance_options.hpp"
 #include "profiles/analytic_profile.hpp"
 #include "profiles/profile_io.hpp"
 #include "profiles/time_model.hpp"
@@ -28,15 +29,6 @@ struct ProfileAnalyticOptions {
   std::string git_sha = sparksim_git_sha();  // the revision this binary was built from
 };
 
-std::string today_utc() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[16];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &utc);
-  return buffer;
-}
-
 bool is_iso_date(const std::string& s) {
   if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
   for (int i : {0, 1, 2, 3, 5, 6, 8, 9}) {
@@ -50,8 +42,8 @@ void run_profile_analytic(const ProfileAnalyticOptions& o) {
     throw InputError("--date: '" + o.date + "' is not a date; use YYYY-MM-DD");
   }
   const JsonFile shapes = JsonFile::load(o.shapes_path);
-  const Profile profile = make_analytic_profile(shapes, o.gpu, o.target,
-                                                o.date.empty() ? today_utc() : o.date, o.git_sha);
+  const Profile profile =
+      make_analytic_profile(shapes, o.gpu, o.target, date_or_today(o.date), o.git_sha);
   const std::filesystem::path out(o.out_path);
   if (out.has_parent_path()) {
     std::error_code ec;
@@ -86,9 +78,7 @@ void add_profile_analytic_command(CLI::App& app) {
       ->required();
   cmd->add_option("--target", options->target, "Target model, e.g. qwen3-8b")->required();
   cmd->add_option("--out", options->out_path, "Profile JSON to write (atomically)")->required();
-  cmd->add_option("--date", options->date,
-                  "Provenance date YYYY-MM-DD (default: today, UTC); fix it to reproduce a file");
-  cmd->add_option("--git-sha", options->git_sha, "Provenance git revision")->capture_default_str();
+  add_provenance_options(*cmd, options->date, options->git_sha);
   cmd->callback([options] { run_profile_analytic(*options); });
 }
 

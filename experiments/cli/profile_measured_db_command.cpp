@@ -13,6 +13,7 @@
 #include "common/json_file.hpp"
 #include "common/version.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/provenance_options.hpp"
 #include "profiles/analytic_profile.hpp"
 #include "profiles/measured_db/measured_db_profile.hpp"
 #include "profiles/profile_io.hpp"
@@ -31,15 +32,6 @@ struct ProfileMeasuredDbOptions {
   std::string git_sha = sparksim_git_sha();
 };
 
-std::string today_utc() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[16];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &utc);
-  return buffer;
-}
-
 void print_report(const char* title, const FitErrorReport& r) {
   std::printf("  %s\n", title);
   std::printf("    %-16s %6s %9s %9s  %s\n", "region", "points", "MAPE %", "worst %",
@@ -54,7 +46,7 @@ void print_report(const char* title, const FitErrorReport& r) {
 
 void run(const ProfileMeasuredDbOptions& o) {
   const JsonFile shapes = JsonFile::load(o.shapes_path);
-  const std::string date = o.date.empty() ? today_utc() : o.date;
+  const std::string date = date_or_today(o.date);
   const MeasuredDbBuild build =
       make_measured_db_profile(o.database_dir, shapes, o.gpu, o.target, date, o.git_sha);
   const Profile& p = build.profile;
@@ -113,8 +105,7 @@ void add_profile_measured_db_command(CLI::App& app) {
       ->required();
   cmd->add_option("--target", options->target, "Dense target model, e.g. qwen3-8b")->required();
   cmd->add_option("--out", options->out_path, "Profile JSON to write (atomically)")->required();
-  cmd->add_option("--date", options->date, "Provenance date YYYY-MM-DD (default: today, UTC)");
-  cmd->add_option("--git-sha", options->git_sha, "Provenance git revision")->capture_default_str();
+  add_provenance_options(*cmd, options->date, options->git_sha);
   cmd->callback([options] { run(*options); });
 }
 

@@ -10,6 +10,7 @@
 #include "common/input_error.hpp"
 #include "common/version.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/provenance_options.hpp"
 #include "profiles/moe/moe_step_model.hpp"
 #include "profiles/profile_io.hpp"
 
@@ -31,15 +32,6 @@ struct ProfileMoeOptions {
   std::string git_sha = sparksim_git_sha();
 };
 
-std::string today_utc() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[16];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &utc);
-  return buffer;
-}
-
 void run_profile_moe(const ProfileMoeOptions& o) {
   const MoeTarget& target = moe_target(o.target);
   const MoeGpu& gpu = moe_gpu(o.gpu);
@@ -57,8 +49,8 @@ void run_profile_moe(const ProfileMoeOptions& o) {
   options.two_batch_overlap = o.two_batch_overlap;
   options.planned_requests = o.planned_requests;
   // Everything is validated (and the fit checked) before the output directory is touched.
-  const Profile profile = make_moe_profile(target, gpu, topology, options,
-                                           o.date.empty() ? today_utc() : o.date, o.git_sha);
+  const Profile profile =
+      make_moe_profile(target, gpu, topology, options, date_or_today(o.date), o.git_sha);
   const std::filesystem::path out(o.out_path);
   if (out.has_parent_path()) {
     std::error_code ec;
@@ -100,8 +92,7 @@ void add_profile_moe_command(CLI::App& app) {
                   "requests per attention rank whose sliding-window KV is reserved")
       ->capture_default_str();
   cmd->add_option("--out", o->out_path, "Profile JSON to write (atomically)")->required();
-  cmd->add_option("--date", o->date, "Provenance date YYYY-MM-DD (default: today, UTC)");
-  cmd->add_option("--git-sha", o->git_sha, "Provenance git revision")->capture_default_str();
+  add_provenance_options(*cmd, o->date, o->git_sha);
   cmd->callback([o] { run_profile_moe(*o); });
 }
 

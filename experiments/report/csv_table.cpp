@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/input_error.hpp"
+#include "common/text_file.hpp"
 
 namespace sparksim {
 
@@ -125,6 +126,24 @@ std::string csv_cell(std::string_view value) {
   }
   out += '"';
   return out;
+}
+
+CsvTable CsvTable::load(const std::string& path) {
+  return parse(read_file_bytes(path), path);
+}
+
+std::int64_t CsvTable::integer_in(std::size_t row, std::size_t column, std::int64_t lo,
+                                  std::int64_t hi) const {
+  const std::int64_t v = integer(row, column);
+  if (v < lo || v > hi) {
+    fail(row, "column " + header_[column] + " is " + std::to_string(v) + ", outside [" +
+                  std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return v;
+}
+
+void CsvTable::fail(std::size_t row, const std::string& what) const {
+  throw InputError(path_, line_of(row), what);
 }
 
 }  // namespace sparksim

@@ -19,6 +19,8 @@ class CsvTable {
   // whose cell count differs from the header's or an unterminated quote; an empty text has no
   // header and is an error too.
   static CsvTable parse(std::string_view text, std::string path);
+  // Reads and parses the file at `path`; a file that cannot be read is InputError(`path: ...`).
+  static CsvTable load(const std::string& path);
 
   const std::vector<std::string>& header() const { return header_; }
   std::size_t rows() const { return rows_.size(); }
@@ -30,6 +32,11 @@ class CsvTable {
   // The cell as a finite double (an empty cell is an error unless `empty_ok`, which gives NaN).
   double number(std::size_t row, std::size_t column, bool empty_ok = false) const;
   std::int64_t integer(std::size_t row, std::size_t column) const;
+  // integer(), required to lie in [lo, hi] (else InputError at the row's line, naming the column).
+  std::int64_t integer_in(std::size_t row, std::size_t column, std::int64_t lo,
+                          std::int64_t hi) const;
+  // Throws InputError(`path:line: what`) at data row `row`.
+  [[noreturn]] void fail(std::size_t row, const std::string& what) const;
   // The row's text exactly as it appeared in the file, without its line end.
   std::string_view raw_row(std::size_t row) const {
     return std::string_view(text_).substr(raw_[row].first, raw_[row].second);

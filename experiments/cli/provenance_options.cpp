@@ -1,0 +1,24 @@
+// The shared --date / --git-sha options of the profile-writing subcommands (see the header).
+#include "experiments/cli/provenance_options.hpp"
+
+#include <ctime>
+
+namespace sparksim::cli {
+
+void add_provenance_options(CLI::App& cmd, std::string& date, std::string& git_sha) {
+  cmd.add_option("--date", date,
+                 "Provenance date YYYY-MM-DD (default: today, UTC); fix it to reproduce a file");
+  cmd.add_option("--git-sha", git_sha, "Provenance git revision")->capture_default_str();
+}
+
+std::string date_or_today(const std::string& date) {
+  if (!date.empty()) return date;
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[16];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &utc);
+  return buffer;
+}
+
+}  // namespace sparksim::cli
