@@ -5,7 +5,8 @@
 # of a shared machine hits both alike. Prints, per binary and policy, the median and the range of
 # request-steps per wall second (the run's own sim_wall_s, which excludes loading the trace).
 # Asserts nothing: timings are figures.
-# Usage: [REPEATS=N] bench/replay_speed_ab.sh OLD_BINARY NEW_BINARY [POLICY...]
+# PROFILE=FILE replaces the profile (an old binary may not read a newer profile schema).
+# Usage: [REPEATS=N] [PROFILE=FILE] bench/replay_speed_ab.sh OLD_BINARY NEW_BINARY [POLICY...]
 set -euo pipefail
 old=$1
 new=$2
@@ -15,7 +16,7 @@ if [ ${#policies[@]} -eq 0 ]; then policies=(greedy async-topk static:k=7); fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 run() {  # binary label policy
-  "$1" run --trace traces/azure_conv_2023.csv --profile profiles/analytic/h100/qwen3-8b.json \
+  "$1" run --trace traces/azure_conv_2023.csv --profile "${PROFILE:-profiles/analytic/h100/qwen3-8b.json}" \
     --drafter dspark-7 --policy "$3" --seed 1 --out "$out/run" --quiet
   python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))
 print(sys.argv[2], sys.argv[3], s["request_steps"], s["sim_wall_s"])' \
