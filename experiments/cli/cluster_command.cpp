@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/input_error.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/cli/run_options_binding.hpp"
 #include "experiments/cli/summary_lines.hpp"
+#include "experiments/plan/planned_fleet.hpp"
 #include "experiments/run/cluster_experiment.hpp"
 #include "sim/cluster/router.hpp"
 
@@ -77,6 +79,13 @@ void add_cluster_command(CLI::App& app) {
   cmd->add_option("--simgrid-cfg", c.simgrid_config,
                   "extra SimGrid option key:value (repeatable; may break the transfer formula)");
 
+  auto plan_dir = std::make_shared<std::string>();
+  auto plan_policy = std::make_shared<std::string>();
+  cmd->add_option("--plan", *plan_dir,
+                  "serve the fleet a topology plan chose (`sparksim plan --topologies ...`'s "
+                  "--out DIR): its profile, replicas, prefill pool, router, drafter and policy");
+  cmd->add_option("--plan-policy", *plan_policy,
+                  "--plan: which planned policy (DRAFTER+POLICY) when it planned several");
   add_workload_options(*cmd, o, ClosedLoop::kAllowed);
   add_profile_option(*cmd, o, "profile JSON (every replica runs it)");
   add_system_options(*cmd, o);
@@ -85,13 +94,34 @@ void add_cluster_command(CLI::App& app) {
   cmd->add_option("--out", o.out_dir, "output directory");
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
-  cmd->callback([cmd, options, quiet] {
+  cmd->callback([cmd, options, quiet, plan_dir, plan_policy] {
     if (options->router == "help") {
       std::cout << describe_routers();
       return;
     }
     if (print_requested_help(options->run)) return;
     apply_engine_preset(*cmd, options->run);
+    if (!plan_dir->empty()) {
+      // The plan decides these; a flag beside it would silently lose or win, so neither may.
+      std::string clashes;
+      for (const char* flag : {"--profile", "--replicas", "--prefill-replicas", "--router",
+                               "--drafter", "--policy", "--platform"}) {
+        if (cmd->count(flag) > 0) clashes += std::string(clashes.empty() ? "" : ", ") + flag;
+      }
+      if (!clashes.empty()) {
+        throw InputError("--plan: " + clashes + " come(s) from the plan; drop them");
+      }
+      const PlannedFleet fleet = read_planned_fleet(*plan_dir, *plan_policy);
+      apply_planned_fleet(fleet, *options);
+      if (!*quiet) {
+        std::printf("plan              %s x %lld (%lld GPUs, %lld engines, %lld prefill) from %s\n",
+                    fleet.topology.c_str(), static_cast<long long>(fleet.replicas),
+                    static_cast<long long>(fleet.gpus), static_cast<long long>(fleet.engines),
+                    static_cast<long long>(fleet.prefill_engines), plan_dir->c_str());
+      }
+    } else if (!plan_policy->empty()) {
+      throw InputError("--plan-policy: only with --plan DIR");
+    }
     const auto summary = cluster_to_directory(*options);
     if (!*quiet) {
       print_summary(summary);

@@ -1,8 +1,10 @@
 // `sparksim plan`: per policy, the fewest replicas (and GPUs) that serve a trace within an SLO,
 // found by simulating candidate replica counts behind a router.
+#include <algorithm>
 #include <cstdio>
 
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/provenance_options.hpp"
 #include "experiments/cli/run_options_binding.hpp"
 #include "experiments/plan/capacity_plan.hpp"
 
@@ -15,7 +17,7 @@ void add_plan_command(CLI::App& app) {
       "plan", "capacity planning: minimum replicas per policy that serve a trace within an SLO");
   RunOptions& r = o->run;
   add_workload_options(*cmd, r, ClosedLoop::kNotOffered);
-  add_profile_option(*cmd, r, "profile JSON of one replica");
+  add_profile_option(*cmd, r, "profile JSON of one replica (or --topologies / --topology-profile)");
   cmd->add_option("--slo", o->slo,
                   "comma-separated bounds, e.g. \"ttft_p99_ms<=2000,tok_s_per_user_p50>=80\"");
   cmd->add_option("--policies", o->policies,
@@ -34,12 +36,38 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-replicas", o->max_replicas, "search no further than this")
       ->capture_default_str();
+  TopologyPlanOptions& t = o->topology;
+  cmd->add_option("--topologies", t.topologies,
+                  "DeepSeek-V4: compare these replica topologies (dep<N> / tp<N>), each composed "
+                  "from the MoE step model for --target on --gpu; the fewest GPUs wins");
+  cmd->add_option("--topology-profile", t.topology_profiles,
+                  "compare this topology on a given profile: dep<N>=PATH (one-GPU profile) or "
+                  "tp<N>=PATH (whole replica); repeatable");
+  cmd->add_option("--target", t.target, "--topologies: deepseek-v4-flash or deepseek-v4-pro");
+  cmd->add_option("--gpu", t.gpu, "--topologies: h100 or h200");
+  cmd->add_option("--expert-format", t.expert_format, "--topologies: fp4 or fp8 routed experts")
+      ->capture_default_str();
+  cmd->add_option("--gpus-per-node", t.gpus_per_node,
+                  "--topologies: GPUs per node (EP beyond it crosses nodes)")
+      ->capture_default_str();
+  cmd->add_option("--expert-imbalance", t.expert_imbalance,
+                  "--topologies: hottest expert-parallel rank's routed load / mean")
+      ->capture_default_str();
+  cmd->add_flag("--two-batch-overlap", t.two_batch_overlap, "--topologies: two-batch overlap");
+  cmd->add_option("--planned-requests", t.planned_requests,
+                  "--topologies: requests per attention rank whose sliding-window KV is reserved")
+      ->capture_default_str();
+  cmd->add_option("--max-gpus", t.max_gpus,
+                  "topology search: per topology, no more replicas than this many GPUs hold")
+      ->capture_default_str();
+  add_provenance_options(*cmd, t.date, t.git_sha);
   cmd->add_option("--jobs", o->jobs, "worker threads (default: every hardware thread)");
   cmd->add_option("--out", o->out_dir, "output directory");
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
   cmd->callback([cmd, o, quiet] {
     if (print_requested_help(o->run)) return;
     apply_engine_preset(*cmd, o->run);
+    o->topology.date = date_or_today(o->topology.date);
     const PlanResult result = run_plan(*o);
     if (*quiet) return;
     std::printf("profile   %s\n", result.profile_label.c_str());
@@ -53,10 +81,15 @@ void add_plan_command(CLI::App& app) {
     std::printf("slo       %s; router %s; layout %s; up to %lld replicas\n", slo.c_str(),
                 join(result.routers).c_str(), join(result.layouts).c_str(),
                 static_cast<long long>(result.max_replicas));
-    for (const auto& plan : result.plans) {
-      std::printf("%s\n", plan_answer(result, plan).c_str());
+    const std::size_t per_group = std::max<std::size_t>(1, result.topologies.size());
+    for (std::size_t i = 0; i < result.plans.size(); ++i) {
+      std::printf("%s\n", plan_answer(result, result.plans[i]).c_str());
+      if (!result.topologies.empty() && (i + 1) % per_group == 0) {
+        std::printf("%s\n", topology_answer(result, i / per_group).c_str());
+      }
     }
-    std::printf("wrote     %s/{plan.csv,search.csv,config.json}\n", o->out_dir.c_str());
+    std::printf("wrote     %s/{plan.csv,search.csv,config.json%s}\n", o->out_dir.c_str(),
+                result.topologies.empty() ? "" : ",topology.csv,profiles/");
   });
 }
 

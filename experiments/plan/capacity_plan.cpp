@@ -20,6 +20,7 @@
 #include "experiments/run/parallel_runner.hpp"
 #include "experiments/run/problem_list.hpp"
 #include "experiments/sweep/sweep_config.hpp"
+#include "profiles/profile_io.hpp"
 
 namespace sparksim {
 
@@ -141,6 +142,39 @@ PlanEvaluation judge(const std::vector<SloTerm>& terms, FleetOutcome fleet) {
   return e;
 }
 
+// DIR/topology.csv: per policy, fleet and topology, how it fared and why it lost.
+std::string topology_csv(const PlanResult& result) {
+  std::string csv =
+      "drafter,policy,router,layout,topology,gpus_per_replica,status,replicas,gpus,engines,"
+      "prefill_engines,profile,why\n";
+  const std::size_t per_group = result.topologies.size();
+  for (std::size_t g = 0; g < result.verdicts.size(); ++g) {
+    for (std::size_t c = 0; c < per_group; ++c) {
+      const PolicyPlan& plan = result.plans[g * per_group + c];
+      const TopologyVerdict& v = result.verdicts[g][c];
+      const PlanEvaluation* e = plan.replicas ? plan.at(*plan.replicas) : nullptr;
+      CsvRow r(csv);
+      r.text(plan.drafter)
+          .text(csv_cell(plan.policy))
+          .text(plan.router)
+          .text(plan.layout)
+          .text(plan.topology)
+          .integer(plan.gpus_per_replica)
+          .text(v.status);
+      if (e != nullptr) {
+        r.integer(*plan.replicas)
+            .integer(e->fleet.gpus)
+            .integer(*plan.replicas * plan.engines_per_replica)
+            .integer(e->fleet.prefill_replicas);
+      } else {
+        r.text("").text("").text("").text("");
+      }
+      r.text(csv_cell(result.topologies[c].profile_path)).text(csv_cell(v.why)).end();
+    }
+  }
+  return csv;
+}
+
 }  // namespace
 
 double SloTerm::measure(const RequestSamples& samples) const {
@@ -252,73 +286,141 @@ PlanResult run_plan(const PlanOptions& o) {
     }
   }
 
-  std::vector<RunSetup> setups;
-  std::set<std::string> seen;
-  for (const auto& entry : o.policies) {
-    const auto [drafter, policy] = split_entry(entry, o.default_drafter);
-    RunOptions run = o.run;
-    run.drafter = drafter;
-    run.policy = policy;
-    try {
-      setups.push_back(prepare_run(run));
-      const std::string label = setups.back().engine.drafter.name + " + " + policy;
-      if (!seen.insert(label).second) problems.add("--policies: '" + entry + "' is given twice");
-    } catch (const InputError& e) {
-      // prepare_run lists one problem per line; keep those that are about this entry once.
-      for (const std::string& line : problem_lines(e)) {
-        const bool entry_specific =
-            line.rfind("--policy", 0) == 0 || line.rfind("--drafter", 0) == 0;
-        problems.add(entry_specific ? "--policies '" + entry + "': " + line : line);
+  // The topologies compared (each its own profile), or the one profile of --profile.
+  std::vector<TopologyCandidate> candidates;
+  if (o.topology.active()) {
+    if (!o.run.profile_path.empty()) {
+      problems.add("--profile: with --topologies or --topology-profile each topology has its own");
+    }
+    problems.check([&] { candidates = topology_candidates(o.topology); });
+  } else {
+    candidates.emplace_back();
+    candidates.back().profile_path = o.run.profile_path;
+  }
+  // setups[c][p]: candidate c's policy p (empty for a topology that does not fit).
+  std::vector<std::vector<RunSetup>> setups(candidates.size());
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    const TopologyCandidate& candidate = candidates[c];
+    if (o.topology.active() && !candidate.profile) continue;
+    std::set<std::string> seen;
+    for (const auto& entry : o.policies) {
+      const auto [drafter, policy] = split_entry(entry, o.default_drafter);
+      RunOptions run = o.run;
+      run.drafter = drafter;
+      run.policy = policy;
+      run.profile = candidate.profile;
+      if (candidate.profile) run.profile_path = candidate.profile_path;
+      try {
+        setups[c].push_back(prepare_run(run));
+        const std::string label = setups[c].back().engine.drafter.name + " + " + policy;
+        if (!seen.insert(label).second) problems.add("--policies: '" + entry + "' is given twice");
+      } catch (const InputError& e) {
+        // prepare_run lists one problem per line; keep those that are about this entry once.
+        for (const std::string& line : problem_lines(e)) {
+          const bool entry_specific =
+              line.rfind("--policy", 0) == 0 || line.rfind("--drafter", 0) == 0;
+          problems.add(entry_specific ? "--policies '" + entry + "': " + line : line);
+        }
       }
     }
   }
   // A layout the profile or engine options cannot serve (a prefill pool needs KV bytes per
   // token; --prefill separate excludes it) is reported now, not in the middle of the search.
+  const RunSetup* first_setup = nullptr;
   for (const auto& fleet : fleets) {
-    for (const auto& setup : setups) {
-      try {
-        fleet->check(setup);
-      } catch (const InputError& e) {
-        const auto& known = problems.messages();
-        if (std::find(known.begin(), known.end(), e.what()) == known.end()) problems.add(e.what());
+    for (const auto& per_candidate : setups) {
+      for (const auto& setup : per_candidate) {
+        if (first_setup == nullptr) first_setup = &setup;
+        problems.check([&] { fleet->check(setup); });
       }
     }
   }
   problems.throw_if_any();
-  if (setups.front().trace.requests.empty()) {
+  const std::int64_t requests =
+      first_setup ? static_cast<std::int64_t>(first_setup->trace.requests.size()) : 0;
+  if (first_setup != nullptr && requests == 0) {
     throw InputError("the workload has no requests: nothing to plan for");
   }
 
-  const Profile& profile = setups.front().profile;
-  result.profile_label = profile.label();
-  result.profile_source = profile.provenance.source;
+  if (first_setup != nullptr) {
+    result.profile_label = first_setup->profile.label();
+    result.profile_source = first_setup->profile.provenance.source;
+  }
   result.routers = o.routers;
   for (double share : o.prefill_shares) {
     result.layouts.push_back(make_fleet_simulator("round-robin", share)->layout());
   }
-  result.max_replicas = std::min<std::int64_t>(
-      o.max_replicas, static_cast<std::int64_t>(setups.front().trace.requests.size()));
+  result.max_replicas = std::min<std::int64_t>(o.max_replicas, std::max<std::int64_t>(requests, 1));
+  if (o.topology.active()) result.topologies = candidates;
   const int jobs = o.jobs > 0 ? o.jobs : default_jobs();
 
-  for (const auto& setup : setups) {
+  for (std::size_t p = 0; p < o.policies.size(); ++p) {
     for (const auto& fleet : fleets) {
-      PolicyPlan plan;
-      plan.drafter = setup.engine.drafter.name;
-      plan.policy = setup.policy_spec.text();
-      plan.router = fleet->router();
-      plan.layout = fleet->layout();
-      plan.gpus_per_replica = setup.gpus;
-      plan.replicas = search_min_replicas(result.max_replicas, [&](std::int64_t n) {
-        plan.evaluations.push_back(judge(result.terms, fleet->simulate(setup, n, jobs)));
-        return plan.evaluations.back().meets;
-      });
-      result.plans.push_back(std::move(plan));
+      std::vector<TopologyOutcome> outcomes;
+      for (std::size_t c = 0; c < candidates.size(); ++c) {
+        const TopologyCandidate& candidate = candidates[c];
+        PolicyPlan plan;
+        plan.router = fleet->router();
+        plan.layout = fleet->layout();
+        plan.topology = candidate.name;
+        plan.engines_per_replica = candidate.engines_per_replica;
+        plan.infeasible_memory = candidate.infeasible_memory;
+        if (setups[c].empty()) {  // does not fit: named after the first feasible topology's
+          const auto [drafter, policy] = split_entry(o.policies[p], o.default_drafter);
+          plan.drafter = drafter;
+          plan.policy = policy;
+          if (first_setup != nullptr) {
+            for (const auto& other : setups) {
+              if (!other.empty()) {
+                plan.drafter = other[p].engine.drafter.name;
+                plan.policy = other[p].policy_spec.text();
+                break;
+              }
+            }
+          }
+          plan.gpus_per_replica = candidate.gpus_per_replica;
+        } else {
+          const RunSetup& setup = setups[c][p];
+          plan.drafter = setup.engine.drafter.name;
+          plan.policy = setup.policy_spec.text();
+          plan.gpus_per_replica = candidate.engines_per_replica * setup.gpus;
+          // A replica count whose engines outnumber the requests only adds idle GPUs.
+          const std::int64_t ranks = candidate.engines_per_replica;
+          plan.max_replicas = std::min<std::int64_t>(
+              result.max_replicas, std::max<std::int64_t>(1, (requests + ranks - 1) / ranks));
+          if (o.topology.active()) {
+            plan.max_replicas = std::min<std::int64_t>(plan.max_replicas,
+                                                       o.topology.max_gpus / plan.gpus_per_replica);
+          }
+          plan.replicas = search_min_replicas(plan.max_replicas, [&](std::int64_t n) {
+            FleetOutcome outcome = fleet->simulate(setup, n * ranks, jobs);
+            outcome.replicas = n;
+            plan.evaluations.push_back(judge(result.terms, std::move(outcome)));
+            return plan.evaluations.back().meets;
+          });
+        }
+        TopologyOutcome t;
+        t.topology = candidate.name;
+        t.gpus_per_replica = static_cast<int>(plan.gpus_per_replica);
+        t.replicas = plan.replicas;
+        t.infeasible_memory = plan.infeasible_memory;
+        t.max_replicas = plan.max_replicas;
+        if (plan.replicas) t.gpus = *plan.replicas * plan.gpus_per_replica;
+        if (const PlanEvaluation* e = plan.at(plan.max_replicas); e && !plan.replicas) {
+          t.miss_reason = e->reason;
+        }
+        outcomes.push_back(std::move(t));
+        result.plans.push_back(std::move(plan));
+      }
+      if (o.topology.active()) result.verdicts.push_back(choose_topology(outcomes));
     }
   }
 
   // Outputs.
-  std::string plan_csv = "drafter,policy,router,layout,profile_source,status,replicas,gpus";
-  std::string search_csv = "drafter,policy,router,layout,replicas,prefill_replicas,gpus,meets";
+  std::string plan_csv =
+      "drafter,policy,router,layout,topology,profile_source,status,replicas,gpus";
+  std::string search_csv =
+      "drafter,policy,router,layout,topology,replicas,engines,prefill_engines,gpus,meets";
   for (const auto& t : result.terms) {
     plan_csv += "," + t.name;
     search_csv += "," + t.name;
@@ -336,8 +438,11 @@ PlanResult run_plan(const PlanOptions& o) {
         .text(csv_cell(plan.policy))
         .text(plan.router)
         .text(plan.layout)
+        .text(plan.topology)
         .text(result.profile_source)
-        .text(plan.replicas ? "met" : "unmet_within_max_replicas");
+        .text(!plan.infeasible_memory.empty() ? "infeasible_memory"
+              : plan.replicas                 ? "met"
+                                              : "unmet_within_max_replicas");
     if (e != nullptr) {
       r.integer(e->fleet.replicas).integer(e->fleet.gpus);
       for (double v : e->values) r.fixed(v, 6);
@@ -363,7 +468,9 @@ PlanResult run_plan(const PlanOptions& o) {
           .text(csv_cell(plan.policy))
           .text(plan.router)
           .text(plan.layout)
+          .text(plan.topology)
           .integer(ev.fleet.replicas)
+          .integer(ev.fleet.replicas * plan.engines_per_replica)
           .integer(ev.fleet.prefill_replicas)
           .integer(ev.fleet.gpus)
           .integer(ev.meets ? 1 : 0);
@@ -390,12 +497,26 @@ PlanResult run_plan(const PlanOptions& o) {
   config["synthetic"] = o.run.synthetic;
   config["rate_scale"] = o.run.rate_scale;
   config["max_requests"] = o.run.max_requests;
-  config["requests"] = setups.front().trace.requests.size();
+  config["requests"] = requests;
   config["slo"] = nlohmann::ordered_json::array();
   for (const auto& t : result.terms) config["slo"].push_back(t.text());
   config["routers"] = result.routers;
   config["layouts"] = result.layouts;
   config["max_replicas"] = result.max_replicas;
+  if (o.topology.active()) {
+    const TopologyPlanOptions& t = o.topology;
+    auto& topology = config["topology_search"];
+    topology["target"] = t.target;
+    topology["gpu"] = t.gpu;
+    topology["topologies"] = t.topologies;
+    topology["topology_profiles"] = t.topology_profiles;
+    topology["expert_format"] = t.expert_format;
+    topology["gpus_per_node"] = t.gpus_per_node;
+    topology["expert_imbalance"] = t.expert_imbalance;
+    topology["two_batch_overlap"] = t.two_batch_overlap;
+    topology["planned_requests"] = t.planned_requests;
+    topology["max_gpus"] = t.max_gpus;
+  }
   config["policies"] = nlohmann::ordered_json::array();
   for (const auto& p : result.plans) config["policies"].push_back(p.drafter + "+" + p.policy);
   config["acceptance"] = o.run.acceptance;
@@ -417,21 +538,31 @@ PlanResult run_plan(const PlanOptions& o) {
   write_file_bytes(dir.file("plan.csv"), plan_csv);
   write_file_bytes(dir.file("search.csv"), search_csv);
   write_file_bytes(dir.file("config.json"), format_json(config));
+  if (o.topology.active()) {
+    write_file_bytes(dir.file("topology.csv"), topology_csv(result));
+    // The composed profiles, so `sparksim cluster --profile` can serve the chosen fleet.
+    for (const auto& c : result.topologies) {
+      if (!c.profile || c.profile_path.rfind("composed:", 0) != 0) continue;
+      std::filesystem::create_directories(dir.file("profiles"));
+      write_file_bytes(dir.file("profiles/" + c.name + ".json"), format_profile(*c.profile));
+    }
+  }
   dir.commit();
   return result;
 }
 
 std::string plan_answer(const PlanResult& result, const PolicyPlan& plan) {
   std::string line = plan.drafter + " + " + plan.policy;
+  if (!plan.topology.empty()) line += " on " + plan.topology;
   if (result.routers.size() * result.layouts.size() > 1) {
     line += " [" + plan.router + ", " + plan.layout + "]";
   }
   line += ": ";
+  if (!plan.infeasible_memory.empty()) return line + "does not fit in memory";
   if (!plan.replicas) {
-    const PlanEvaluation* e = plan.at(result.max_replicas);
-    line += "cannot meet the SLO with up to " + std::to_string(result.max_replicas) + " replicas";
-    if (e != nullptr)
-      line += " (at " + std::to_string(result.max_replicas) + ": " + e->reason + ")";
+    const PlanEvaluation* e = plan.at(plan.max_replicas);
+    line += "cannot meet the SLO with up to " + std::to_string(plan.max_replicas) + " replicas";
+    if (e != nullptr) line += " (at " + std::to_string(plan.max_replicas) + ": " + e->reason + ")";
     return line;
   }
   const PlanEvaluation* e = plan.at(*plan.replicas);
@@ -446,6 +577,23 @@ std::string plan_answer(const PlanResult& result, const PolicyPlan& plan) {
               (*plan.replicas - 1 == 1 ? " replica misses: " : " replicas miss: ") + below->reason;
     }
   }
+  return line;
+}
+
+std::string topology_answer(const PlanResult& result, std::size_t group) {
+  const auto& verdicts = result.verdicts.at(group);
+  std::string chosen, others;
+  for (const auto& v : verdicts) {
+    if (v.status == "chosen") {
+      chosen = v.topology + " (" + v.why + ")";
+    } else {
+      others += (others.empty() ? "" : "; ") + v.topology + " " + v.status + ": " + v.why;
+    }
+  }
+  const PolicyPlan& first = result.plans.at(group * result.topologies.size());
+  std::string line = "  topology for " + first.drafter + " + " + first.policy + ": ";
+  line += chosen.empty() ? "none meets the SLO" : chosen;
+  if (!others.empty()) line += "; lost: " + others;
   return line;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "experiments/plan/fleet.hpp"
+#include "experiments/plan/topology_plan.hpp"
 #include "experiments/run/run_experiment.hpp"
 
 namespace sparksim {
@@ -56,8 +57,12 @@ struct PolicyPlan {
   std::string policy;
   std::string router;  // the fleet: router and layout (FleetSimulator's names)
   std::string layout;
+  std::string topology;                  // "dep8"; "" when one profile is planned
   std::optional<std::int64_t> replicas;  // nullopt: unmet within max_replicas
   std::int64_t gpus_per_replica = 1;
+  std::int64_t engines_per_replica = 1;     // simulated engines per replica (dep<N>: N ranks)
+  std::int64_t max_replicas = 0;            // searched up to (0: never simulated)
+  std::string infeasible_memory;            // the topology does not fit: nothing simulated
   std::vector<PlanEvaluation> evaluations;  // in the order run
   const PlanEvaluation* at(std::int64_t replicas) const;
 };
@@ -70,6 +75,9 @@ struct PlanOptions {
   std::vector<std::string> routers = {"round-robin"};  // each compared with each layout
   std::vector<double> prefill_shares = {0};  // layouts: 0 = colocated, S in (0, 1) = disaggregated
   std::int64_t max_replicas = 64;
+  // Topologies to compare (DeepSeek-V4): replaces --profile; each policy and fleet then gets the
+  // topology with the fewest GPUs (topology.csv says why each other one lost).
+  TopologyPlanOptions topology;
   int jobs = 0;
   std::string out_dir;
 };
@@ -81,17 +89,26 @@ struct PlanResult {
   std::vector<std::string> routers;
   std::vector<std::string> layouts;
   std::int64_t max_replicas = 0;  // after capping at the trace's request count
-  std::vector<PolicyPlan> plans;  // policy-major, then router, then layout
+  std::vector<PolicyPlan> plans;  // policy-major, then router, then layout (then topology)
+  std::vector<TopologyCandidate> topologies;  // empty: one profile was planned
+  // Topology mode: per policy and fleet, one verdict per topology (same order as `topologies`),
+  // aligned with `plans` in groups of topologies.size().
+  std::vector<std::vector<TopologyVerdict>> verdicts;
 };
 
 // Validates everything first (SLO, every policy entry prepared as `sparksim run` would, the
-// routers and layouts, an open-loop workload), then searches each policy and fleet and writes
-// DIR/plan.csv, DIR/search.csv and DIR/config.json.
+// routers and layouts, an open-loop workload, the topologies), then searches each policy and fleet
+// (and topology) and writes DIR/plan.csv, DIR/search.csv and DIR/config.json; with topologies
+// also DIR/topology.csv and every composed topology's profile as DIR/profiles/<topology>.json.
 PlanResult run_plan(const PlanOptions& options);
 
 // The one-line answer for a policy (and fleet, "[kv-aware, colocated]", when several), e.g.
 // "dspark-7 + async-topk: 3 replicas (3 GPUs) meet ttft_p99_ms<=2000 (1234.5), ...; 2 replicas
 // miss: ttft_p99_ms 3456.7 > 2000".
 std::string plan_answer(const PlanResult& result, const PolicyPlan& plan);
+
+// Topology mode: the choice for plans[first .. first + topologies) (one policy and fleet), e.g.
+// "  -> dep8: fewest GPUs: 3 x dep8 = 24 GPUs; dep16: 2 x dep16 = 32 GPUs > 24 (dep8); ...".
+std::string topology_answer(const PlanResult& result, std::size_t group);
 
 }  // namespace sparksim

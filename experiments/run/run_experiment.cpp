@@ -81,10 +81,13 @@ RunSetup prepare_run(const RunOptions& o) {
   } else {
     problems.add("--sps: unknown belief '" + o.sps + "'; valid: " + kSpsBeliefChoices);
   }
-  if (o.profile_path.empty()) problems.add("--profile PATH is required");
-
-  if (!o.profile_path.empty())
+  if (o.profile) {
+    setup.profile = *o.profile;
+  } else if (o.profile_path.empty()) {
+    problems.add("--profile PATH is required");
+  } else {
     problems.check([&] { setup.profile = load_profile(o.profile_path); });
+  }
   std::optional<DrafterSpec> drafter;
   problems.check([&] { drafter = parse_drafter(o.drafter); });
   const EnginePreset* preset = nullptr;

@@ -37,6 +37,9 @@ struct RunOptions {
   std::int64_t max_requests = 0;  // keep only the first N trace rows (0 = all)
 
   std::string profile_path;
+  // A profile already in memory instead of the file (plan's topology search composes one per
+  // topology); profile_path then only names it in outputs.
+  std::shared_ptr<const Profile> profile;
   std::string drafter = "dspark-7";
   std::string policy = "static:k=1";
   std::string acceptance = "calibrated";
