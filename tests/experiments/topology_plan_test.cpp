@@ -55,7 +55,7 @@ TEST_CASE("plan refuses V4-Flash topologies that do not fit an H100 and picks de
   const CliResult r = run_cli(
       "plan --target deepseek-v4-flash --gpu h100 --topologies dep4 dep8 dep16 "
       "--synthetic rate=20,prompt=fixed:64,output=fixed:8,domain=chat,duration_s=2 "
-      "--slo ttft_p99_ms<=1000000 --policies mtp1+static:k=1 --date 2026-11-25 --git-sha abc "
+      "--slo \"ttft_p99_ms<=1000000\" --policies mtp1+static:k=1 --date 2026-11-25 --git-sha abc "
       "--out '" +
           (dir / "plan").string() + "'",
       dir);
@@ -107,7 +107,7 @@ TEST_CASE("plan's topology choice matches a closed-form speed tier", "[plan]") {
       "plan --trace '" + (dir / "burst.csv").string() +
           "' --topology-profile dep1=" + (dir / "one_gpu.json").string() +
           " dep4=" + (dir / "one_gpu.json").string() + " tp2=" + (dir / "two_gpu.json").string() +
-          " --max-gpus 6 --slo tok_s_per_user_p1>=45 --policies none+static:k=1 "
+          " --max-gpus 6 --slo \"tok_s_per_user_p1>=45\" --policies none+static:k=1 "
           "--out '" +
           (dir / "plan").string() + "'",
       dir);
@@ -164,7 +164,7 @@ TEST_CASE("plan refuses bad topologies before simulating and writes nothing", "[
   for (const Case& c : cases) {
     const CliResult r = run_cli(
         "plan --synthetic rate=5,prompt=fixed:64,output=fixed:8,duration_s=2 "
-        "--slo ttft_p99_ms<=1000 --policies mtp1+static:k=1 " +
+        "--slo \"ttft_p99_ms<=1000\" --policies mtp1+static:k=1 " +
             c.args + " --out '" + (dir / "plan").string() + "'",
         dir);
     INFO(c.args << "\n" << r.output);
