@@ -142,39 +142,6 @@ PlanEvaluation judge(const std::vector<SloTerm>& terms, FleetOutcome fleet) {
   return e;
 }
 
-// DIR/topology.csv: per policy, fleet and topology, how it fared and why it lost.
-std::string topology_csv(const PlanResult& result) {
-  std::string csv =
-      "drafter,policy,router,layout,topology,gpus_per_replica,status,replicas,gpus,engines,"
-      "prefill_engines,profile,why\n";
-  const std::size_t per_group = result.topologies.size();
-  for (std::size_t g = 0; g < result.verdicts.size(); ++g) {
-    for (std::size_t c = 0; c < per_group; ++c) {
-      const PolicyPlan& plan = result.plans[g * per_group + c];
-      const TopologyVerdict& v = result.verdicts[g][c];
-      const PlanEvaluation* e = plan.replicas ? plan.at(*plan.replicas) : nullptr;
-      CsvRow r(csv);
-      r.text(plan.drafter)
-          .text(csv_cell(plan.policy))
-          .text(plan.router)
-          .text(plan.layout)
-          .text(plan.topology)
-          .integer(plan.gpus_per_replica)
-          .text(v.status);
-      if (e != nullptr) {
-        r.integer(*plan.replicas)
-            .integer(e->fleet.gpus)
-            .integer(*plan.replicas * plan.engines_per_replica)
-            .integer(e->fleet.prefill_replicas);
-      } else {
-        r.text("").text("").text("").text("");
-      }
-      r.text(csv_cell(result.topologies[c].profile_path)).text(csv_cell(v.why)).end();
-    }
-  }
-  return csv;
-}
-
 }  // namespace
 
 double SloTerm::measure(const RequestSamples& samples) const {
@@ -420,7 +387,7 @@ PlanResult run_plan(const PlanOptions& o) {
   std::string plan_csv =
       "drafter,policy,router,layout,topology,profile_source,status,replicas,gpus";
   std::string search_csv =
-      "drafter,policy,router,layout,topology,replicas,engines,prefill_engines,gpus,meets";
+      "drafter,policy,router,layout,topology,replicas,engines,prefill_replicas,gpus,meets";
   for (const auto& t : result.terms) {
     plan_csv += "," + t.name;
     search_csv += "," + t.name;
@@ -577,23 +544,6 @@ std::string plan_answer(const PlanResult& result, const PolicyPlan& plan) {
               (*plan.replicas - 1 == 1 ? " replica misses: " : " replicas miss: ") + below->reason;
     }
   }
-  return line;
-}
-
-std::string topology_answer(const PlanResult& result, std::size_t group) {
-  const auto& verdicts = result.verdicts.at(group);
-  std::string chosen, others;
-  for (const auto& v : verdicts) {
-    if (v.status == "chosen") {
-      chosen = v.topology + " (" + v.why + ")";
-    } else {
-      others += (others.empty() ? "" : "; ") + v.topology + " " + v.status + ": " + v.why;
-    }
-  }
-  const PolicyPlan& first = result.plans.at(group * result.topologies.size());
-  std::string line = "  topology for " + first.drafter + " + " + first.policy + ": ";
-  line += chosen.empty() ? "none meets the SLO" : chosen;
-  if (!others.empty()) line += "; lost: " + others;
   return line;
 }
 

@@ -107,6 +107,10 @@ PlanResult run_plan(const PlanOptions& options);
 // miss: ttft_p99_ms 3456.7 > 2000".
 std::string plan_answer(const PlanResult& result, const PolicyPlan& plan);
 
+// Topology mode: DIR/topology.csv, one row per policy × fleet × topology (status, replicas, GPUs,
+// engines, prefill engines, profile, why it lost).
+std::string topology_csv(const PlanResult& result);
+
 // Topology mode: the choice for plans[first .. first + topologies) (one policy and fleet), e.g.
 // "  -> dep8: fewest GPUs: 3 x dep8 = 24 GPUs; dep16: 2 x dep16 = 32 GPUs > 24 (dep8); ...".
 std::string topology_answer(const PlanResult& result, std::size_t group);
