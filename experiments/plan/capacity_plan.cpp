@@ -309,9 +309,19 @@ PlanResult run_plan(const PlanOptions& o) {
     throw InputError("the workload has no requests: nothing to plan for");
   }
 
-  if (first_setup != nullptr) {
+  if (first_setup != nullptr && !o.topology.active()) {
     result.profile_label = first_setup->profile.label();
     result.profile_source = first_setup->profile.provenance.source;
+  }
+  for (std::size_t c = 0; o.topology.active() && c < candidates.size(); ++c) {
+    if (!candidates[c].profile) continue;
+    const Profile& profile = *candidates[c].profile;
+    result.profile_label +=
+        (result.profile_label.empty() ? "" : "; ") + candidates[c].name + ": " + profile.label();
+    const std::string& source = profile.provenance.source;
+    if (("+" + result.profile_source + "+").find("+" + source + "+") == std::string::npos) {
+      result.profile_source += (result.profile_source.empty() ? "" : "+") + source;
+    }
   }
   result.routers = o.routers;
   for (double share : o.prefill_shares) {
@@ -332,6 +342,7 @@ PlanResult run_plan(const PlanOptions& o) {
         plan.topology = candidate.name;
         plan.engines_per_replica = candidate.engines_per_replica;
         plan.infeasible_memory = candidate.infeasible_memory;
+        if (candidate.profile) plan.profile_source = candidate.profile->provenance.source;
         if (setups[c].empty()) {  // does not fit: named after the first feasible topology's
           const auto [drafter, policy] = split_entry(o.policies[p], o.default_drafter);
           plan.drafter = drafter;
@@ -348,6 +359,7 @@ PlanResult run_plan(const PlanOptions& o) {
           plan.gpus_per_replica = candidate.gpus_per_replica;
         } else {
           const RunSetup& setup = setups[c][p];
+          plan.profile_source = setup.profile.provenance.source;
           plan.drafter = setup.engine.drafter.name;
           plan.policy = setup.policy_spec.text();
           plan.gpus_per_replica = candidate.engines_per_replica * setup.gpus;
@@ -406,7 +418,7 @@ PlanResult run_plan(const PlanOptions& o) {
         .text(plan.router)
         .text(plan.layout)
         .text(plan.topology)
-        .text(result.profile_source)
+        .text(plan.profile_source)
         .text(!plan.infeasible_memory.empty() ? "infeasible_memory"
               : plan.replicas                 ? "met"
                                               : "unmet_within_max_replicas");

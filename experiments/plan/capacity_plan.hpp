@@ -63,6 +63,7 @@ struct PolicyPlan {
   std::int64_t engines_per_replica = 1;     // simulated engines per replica (dep<N>: N ranks)
   std::int64_t max_replicas = 0;            // searched up to (0: never simulated)
   std::string infeasible_memory;            // the topology does not fit: nothing simulated
+  std::string profile_source;               // its profile's provenance (topologies may differ)
   std::vector<PlanEvaluation> evaluations;  // in the order run
   const PlanEvaluation* at(std::int64_t replicas) const;
 };
@@ -84,6 +85,8 @@ struct PlanOptions {
 
 struct PlanResult {
   std::vector<SloTerm> terms;
+  // One profile: its label and source; topologies: "dep8: LABEL; dep16: LABEL" and the sources
+  // joined with '+' when they differ ("telemetry+analytic"), each plan row naming its own.
   std::string profile_label;
   std::string profile_source;
   std::vector<std::string> routers;

@@ -10,7 +10,7 @@ namespace sparksim {
 std::string topology_csv(const PlanResult& result) {
   std::string csv =
       "drafter,policy,router,layout,topology,gpus_per_replica,status,replicas,gpus,engines,"
-      "prefill_engines,profile,why\n";
+      "prefill_engines,profile,profile_source,why\n";
   const std::size_t per_group = result.topologies.size();
   for (std::size_t g = 0; g < result.verdicts.size(); ++g) {
     for (std::size_t c = 0; c < per_group; ++c) {
@@ -33,7 +33,10 @@ std::string topology_csv(const PlanResult& result) {
       } else {
         r.text("").text("").text("").text("");
       }
-      r.text(csv_cell(result.topologies[c].profile_path)).text(csv_cell(v.why)).end();
+      r.text(csv_cell(result.topologies[c].profile_path))
+          .text(plan.profile_source)
+          .text(csv_cell(v.why))
+          .end();
     }
   }
   return csv;
