@@ -3,7 +3,6 @@
 #include "experiments/plan/topology_plan.hpp"
 
 #include <charconv>
-#include <cstdio>
 #include <set>
 
 #include "common/input_error.hpp"
@@ -15,12 +14,6 @@
 namespace sparksim {
 
 namespace {
-
-std::string gb(double bytes) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f GB", bytes / 1e9);
-  return buffer;
-}
 
 // `dep<N>` / `tp<N>` by form only (a given profile of a dense test target has no expert rules).
 ReplicaTopology parse_topology_form(const std::string& name, const std::string& what) {
@@ -143,14 +136,7 @@ std::vector<TopologyCandidate> topology_candidates(const TopologyPlanOptions& o)
       unique(t.name, "--topology-profile");
       TopologyCandidate c = candidate_of(t);
       c.profile_path = path;
-      if (profile->kv_capacity_tokens() < 1) {
-        c.infeasible_memory = name + " (" + path + ") does not fit: weights " +
-                              gb(profile->weights_bytes) + " + reserved " +
-                              gb(profile->reserved_bytes) + " leave no KV cache in the usable " +
-                              gb(profile->hbm_bytes * profile->memory_utilization);
-      } else {
-        c.profile = std::move(profile);
-      }
+      c.profile = std::move(profile);  // the loader refused it if it leaves no KV cache
       out.push_back(std::move(c));
     });
   }

@@ -47,8 +47,9 @@ struct TopologyCandidate {
 // Every topology of `options`, in the order given (composed first, then given profiles), or one
 // InputError listing every problem: an unknown target, GPU or expert format, a name that is not
 // dep<N>/tp<N> or breaks the target's divisibility rules, a duplicate, a profile file that does
-// not load or whose `gpus` disagrees with its topology (dep: 1, tp<N>: N). A topology that does
-// not fit in memory is a candidate with `infeasible_memory` set, not an error.
+// not load (the loader refuses one that leaves no KV cache) or whose `gpus` disagrees with its
+// topology (dep: 1, tp<N>: N). A composed topology that does not fit in memory is a candidate
+// with `infeasible_memory` set, not an error.
 std::vector<TopologyCandidate> topology_candidates(const TopologyPlanOptions& options);
 
 // How one topology fared for one policy and fleet (router × layout).

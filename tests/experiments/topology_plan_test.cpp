@@ -144,6 +144,9 @@ TEST_CASE("plan's topology choice matches a closed-form speed tier", "[plan]") {
 TEST_CASE("plan refuses bad topologies before simulating and writes nothing", "[plan][moe]") {
   const auto dir = scratch_dir("plan_topology_bad");
   write_profile(linear_step_profile(10'000, 5'000, 1), (dir / "one_gpu.json").string());
+  Profile heavy = linear_step_profile(1'000, 500, 1);
+  heavy.weights_bytes = 75e9;  // > 80 GB x 0.9 = 72 GB usable: the loader refuses it
+  write_profile(heavy, (dir / "heavy.json").string());
   struct Case {
     std::string args, message;
   };
@@ -157,6 +160,10 @@ TEST_CASE("plan refuses bad topologies before simulating and writes nothing", "[
       {"--target deepseek-v4-flash --gpu h200 --topologies dep8 dep8", "dep8 is given twice"},
       {"--topology-profile tp2=" + one, "gpus is 1 but tp2 needs a profile of 2"},
       {"--topology-profile dep0=" + one, "'dep0' is not a topology"},
+      {"--topology-profile dep2=" + (dir / "heavy.json").string(),
+       "heavy.json:15: memory.weights_bytes is 75000000000; leaves no room for a KV cache"},
+      {"--topology-profile dep12=profiles/telemetry/deepseek-v4-flash.json",
+       "does not divide deepseek-v4-flash's 256"},
       {"--topology-profile dep8=" + (dir / "missing.json").string(), "missing.json"},
       {"--topology-profile dep8=" + one + " --profile " + one,
        "--profile: with --topologies or --topology-profile each topology has its own"},
