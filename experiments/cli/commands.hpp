@@ -19,6 +19,7 @@ void add_plan_command(CLI::App& app);              // plan_command.cpp: replicas
 void add_cluster_command(CLI::App& app);           // cluster_command.cpp: replicas on SimGrid
 void add_lossless_command(CLI::App& app);          // lossless_command.cpp: losslessness validator
 void add_fit_telemetry_command(CLI::App& app);     // fit_telemetry_command.cpp: V4 telemetry fit
+void add_v4_topologies_command(CLI::App& app);     // v4_topologies_command.cpp: V4 topology sweep
 void add_calibrate_command(CLI::App& app);         // calibrate_command.cpp: STS from a log or run
 void add_heterogeneity_command(CLI::App& app);     // heterogeneity_command.cpp: vs Spec-Bench
 void add_validate_command(CLI::App& app);          // validate_command.cpp: replay real benchmarks

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   sparksim::cli::add_pareto_command(app);
   sparksim::cli::add_merge_command(app);
   sparksim::cli::add_slo_command(app);
+  sparksim::cli::add_v4_topologies_command(app);
   sparksim::cli::add_plan_command(app);
   sparksim::cli::add_cluster_command(app);
   sparksim::cli::add_lossless_command(app);

@@ -18,27 +18,29 @@ std::string lower(std::string s) {
   return s;
 }
 
+}  // namespace
+
 // "vLLM 0.24.0" -> every row must say framework vllm (any case) and version 0.24.0.
-void check_provenance_columns(const MeasuredCsv& t, const DatabaseIdentity& id) {
-  const std::size_t space = id.framework.find(' ');
-  const std::string framework = lower(id.framework.substr(0, space));
-  const std::string version = space == std::string::npos ? "" : id.framework.substr(space + 1);
+void check_provenance_columns(const MeasuredCsv& t, const std::string& expected_framework,
+                              const std::string& device) {
+  const std::size_t space = expected_framework.find(' ');
+  const std::string framework = lower(expected_framework.substr(0, space));
+  const std::string version =
+      space == std::string::npos ? "" : expected_framework.substr(space + 1);
   const std::size_t c_framework = t.column("framework");
   const std::size_t c_version = t.column("version");
   const std::size_t c_device = t.column("device");
   for (std::size_t r = 0; r < t.rows(); ++r) {
     if (lower(t.text(r, c_framework)) != framework || t.text(r, c_version) != version) {
       t.fail(r, "row measured with " + t.text(r, c_framework) + " " + t.text(r, c_version) +
-                    "; the database says " + id.framework);
+                    "; the database says " + expected_framework);
     }
-    if (t.text(r, c_device) != id.device) {
-      t.fail(r, "row measured on '" + t.text(r, c_device) + "'; the database says '" + id.device +
-                    "' for " + id.gpu);
+    if (t.text(r, c_device) != device) {
+      t.fail(r,
+             "row measured on '" + t.text(r, c_device) + "'; the database says '" + device + "'");
     }
   }
 }
-
-}  // namespace
 
 std::string DatabaseIdentity::describe() const {
   return name + " " + repository + "@" + commit.substr(0, 12) + ", " + framework + ", " + device;
@@ -53,14 +55,14 @@ std::vector<std::string> KernelDatabase::gpu_names(const std::string& dir) {
   return out;
 }
 
-KernelDatabase KernelDatabase::load(const std::string& dir, const std::string& gpu,
-                                    const AttentionHeads& heads) {
+DatabaseIdentity KernelDatabase::load_identity(const std::string& dir, const std::string& gpu,
+                                               std::string* folder,
+                                               std::string* all_to_all_framework) {
   using Pointer = JsonFile::Pointer;
   const JsonFile f = JsonFile::load(dir + "/database.json");
-  f.reject_unknown_keys(Pointer(""),
-                        {"_about", "name", "repository", "commit", "framework", "gpus"});
-  KernelDatabase db;
-  DatabaseIdentity& id = db.identity_;
+  f.reject_unknown_keys(Pointer(""), {"_about", "name", "repository", "commit", "framework",
+                                      "all_to_all_framework", "gpus"});
+  DatabaseIdentity id;
   id.name = f.get_string(Pointer("/name"));
   id.repository = f.get_string(Pointer("/repository"));
   id.commit = f.get_string(Pointer("/commit"));
@@ -79,16 +81,30 @@ KernelDatabase KernelDatabase::load(const std::string& dir, const std::string& g
   }
   id.gpu = gpu;
   id.device = f.get_string(Pointer("/gpus") / gpu / "device");
-  const std::string folder = dir + "/" + f.get_string(Pointer("/gpus") / gpu / "folder");
+  *folder = dir + "/" + f.get_string(Pointer("/gpus") / gpu / "folder");
+  if (all_to_all_framework != nullptr) {
+    *all_to_all_framework = f.has(Pointer("/all_to_all_framework"))
+                                ? f.get_string(Pointer("/all_to_all_framework"))
+                                : "";
+  }
+  return id;
+}
+
+KernelDatabase KernelDatabase::load(const std::string& dir, const std::string& gpu,
+                                    const AttentionHeads& heads) {
+  KernelDatabase db;
+  std::string folder;
+  db.identity_ = load_identity(dir, gpu, &folder);
+  const DatabaseIdentity& id = db.identity_;
 
   const MeasuredCsv gemm = MeasuredCsv::load(folder + "/gemm.csv");
-  check_provenance_columns(gemm, id);
+  check_provenance_columns(gemm, id.framework, id.device);
   db.gemm_.emplace(gemm, "bfloat16");
   const MeasuredCsv decode = MeasuredCsv::load(folder + "/attention_generation.csv");
-  check_provenance_columns(decode, id);
+  check_provenance_columns(decode, id.framework, id.device);
   db.decode_.emplace(decode, heads, AttentionPhase::kDecode);
   const MeasuredCsv prefill = MeasuredCsv::load(folder + "/attention_context.csv");
-  check_provenance_columns(prefill, id);
+  check_provenance_columns(prefill, id.framework, id.device);
   db.prefill_.emplace(prefill, heads, AttentionPhase::kPrefill);
   return db;
 }

@@ -25,8 +25,20 @@ struct DatabaseIdentity {
   std::string describe() const;
 };
 
+// Every row's framework/version/device columns must match `framework` ("vLLM 0.24.0",
+// case-insensitive name) and `device`; otherwise `path:line: what` (a table from another
+// framework or GPU must not pass for this one).
+void check_provenance_columns(const MeasuredCsv& table, const std::string& framework,
+                              const std::string& device);
+
 class KernelDatabase {
  public:
+  // database.json's identity for `gpu` and the GPU's folder (dir/<folder>); the same checks and
+  // errors as load(). `all_to_all_framework` is the framework the DeepEP tables were measured
+  // with (database.json's "all_to_all_framework", "" when absent).
+  static DatabaseIdentity load_identity(const std::string& dir, const std::string& gpu,
+                                        std::string* folder,
+                                        std::string* all_to_all_framework = nullptr);
   // Loads `dir`/database.json and the GPU's folder. `gpu` is "h100-sxm" or "h200-sxm" (or what
   // database.json lists; InputError names them otherwise). Also checks that every row's
   // framework/version/device columns match the identity (a table from another framework or GPU

@@ -4,6 +4,8 @@
 // attention_ns_per_pair; drafters are fitted to the schema's linear forms by their secants
 // between 1 and 256 requests (the routed-expert term is concave in R, so the secant is an upper
 // bound between the two points: docs/moe.md).
+#include "profiles/moe/moe_profile.hpp"
+
 #include <cmath>
 #include <cstdio>
 
@@ -34,6 +36,72 @@ std::string gb(double bytes) {
 
 }  // namespace
 
+void set_moe_draft_models(Profile& p, const MoeDraftUs& draft_us) {
+  const auto secant = [&](DrafterFamily f, int gamma, double units_per_request) {
+    const double lo = draft_us(f, 1, gamma);
+    const double hi = draft_us(f, kSecantRequests, gamma);
+    const double per_unit = (hi - lo) / ((kSecantRequests - 1) * units_per_request);
+    return std::pair<double, double>{lo - per_unit * units_per_request, per_unit};
+  };
+  for (int i = 0; i < kDrafterFamilyCount; ++i) {
+    const auto family = static_cast<DrafterFamily>(i);
+    DraftTimeModel& m = p.draft[i];
+    if (family == DrafterFamily::kMtp1) {
+      const auto [fixed, per] = secant(family, 1, 1);
+      m = {rounded(fixed, 3), 0, rounded(per * 1e3, 3), false, false, 0, false};
+    } else if (family == DrafterFamily::kEagle3) {
+      const auto [fixed, per] = secant(DrafterFamily::kMtp1, 1, 1);  // one pass = one MTP layer
+      m = {0, rounded(fixed, 3), rounded(per * 1e3, 3), true, true, 0, false};
+    } else {
+      const auto [fixed, per] = secant(DrafterFamily::kDflash, kFitGamma, kFitGamma);
+      if (family == DrafterFamily::kDflash) {
+        m = {rounded(fixed, 3), 0, rounded(per * 1e3, 3), false, true, 0, false};
+      } else {
+        // Markov passes: (dspark − dflash) / γ = pass(R), linear in R.
+        const double d1 =
+            (draft_us(family, 1, kFitGamma) - draft_us(DrafterFamily::kDflash, 1, kFitGamma)) /
+            kFitGamma;
+        const double dn = (draft_us(family, kSecantRequests, kFitGamma) -
+                           draft_us(DrafterFamily::kDflash, kSecantRequests, kFitGamma)) /
+                          kFitGamma;
+        const double pass_per_request = (dn - d1) / (kSecantRequests - 1);
+        m = {rounded(fixed, 3),
+             rounded(d1 - pass_per_request, 3),
+             rounded((per + pass_per_request) * 1e3, 3),
+             true,
+             true,
+             0,
+             false};
+      }
+    }
+  }
+}
+
+void set_moe_sps(Profile& p, const std::string& source) {
+  p.sps.tokens = {1};
+  for (std::int64_t b : p.verify.graph_buckets) {
+    if (b > 1) p.sps.tokens.push_back(b);
+  }
+  for (std::int64_t t = 1024; t <= 4096; t *= 2) p.sps.tokens.push_back(t);
+  p.sps.reference = source +
+                    " verify_time at B verify tokens from ceil(B/4) requests with 2048 cached "
+                    "context tokens each, no prefill; draft time and host overhead excluded";
+  p.sps.steps_per_s.clear();
+  {
+    const TimeModel time_model(p);
+    for (std::int64_t b : p.sps.tokens) {
+      const double ns = static_cast<double>(time_model.verify_time(sps_reference_shape(b)));
+      p.sps.steps_per_s.push_back(rounded(1e9 / ns, 6));
+    }
+  }
+  // The `capture` belief's table (profiles/sps_belief.hpp), at DSpark-5's γ + 1 verify tokens
+  // per request: the drafter V4 serves.
+  SpsCaptureShape capture;
+  capture.verify_tokens_per_request = 6;
+  p.sps_capture = build_capture_sps(p, capture);
+  p.sps_capture.reference = source + " " + p.sps_capture.reference;
+}
+
 Profile make_moe_profile(const MoeTarget& target, const MoeGpu& gpu,
                          const ReplicaTopology& topology, const MoeStepOptions& options,
                          const std::string& date, const std::string& git_sha) {
@@ -63,67 +131,10 @@ Profile make_moe_profile(const MoeTarget& target, const MoeGpu& gpu,
   v.attention_ns_per_pair = rounded(model.ns_per_pair(), 4);
   v.per_request_us = rounded(model.per_request_us(), 4);
 
-  const auto secant = [&](DrafterFamily f, int gamma, double units_per_request) {
-    const double lo = model.draft_us(f, 1, gamma);
-    const double hi = model.draft_us(f, kSecantRequests, gamma);
-    const double per_unit = (hi - lo) / ((kSecantRequests - 1) * units_per_request);
-    return std::pair<double, double>{lo - per_unit * units_per_request, per_unit};
-  };
-  for (int i = 0; i < kDrafterFamilyCount; ++i) {
-    const auto family = static_cast<DrafterFamily>(i);
-    DraftTimeModel& m = p.draft[i];
-    if (family == DrafterFamily::kMtp1) {
-      const auto [fixed, per] = secant(family, 1, 1);
-      m = {rounded(fixed, 3), 0, rounded(per * 1e3, 3), false, false, 0, false};
-    } else if (family == DrafterFamily::kEagle3) {
-      const auto [fixed, per] = secant(DrafterFamily::kMtp1, 1, 1);  // one pass = one MTP layer
-      m = {0, rounded(fixed, 3), rounded(per * 1e3, 3), true, true, 0, false};
-    } else {
-      const auto [fixed, per] = secant(DrafterFamily::kDflash, kFitGamma, kFitGamma);
-      if (family == DrafterFamily::kDflash) {
-        m = {rounded(fixed, 3), 0, rounded(per * 1e3, 3), false, true, 0, false};
-      } else {
-        // Markov passes: (dspark − dflash) / γ = pass(R), linear in R.
-        const double d1 = (model.draft_us(family, 1, kFitGamma) -
-                           model.draft_us(DrafterFamily::kDflash, 1, kFitGamma)) /
-                          kFitGamma;
-        const double dn = (model.draft_us(family, kSecantRequests, kFitGamma) -
-                           model.draft_us(DrafterFamily::kDflash, kSecantRequests, kFitGamma)) /
-                          kFitGamma;
-        const double pass_per_request = (dn - d1) / (kSecantRequests - 1);
-        m = {rounded(fixed, 3),
-             rounded(d1 - pass_per_request, 3),
-             rounded((per + pass_per_request) * 1e3, 3),
-             true,
-             true,
-             0,
-             false};
-      }
-    }
-  }
-
-  // SPS belief at the same reference shape as the dense analytic profiles.
-  p.sps.tokens = {1};
-  for (std::int64_t b : v.graph_buckets) {
-    if (b > 1) p.sps.tokens.push_back(b);
-  }
-  for (std::int64_t t = 1024; t <= 4096; t *= 2) p.sps.tokens.push_back(t);
-  p.sps.reference =
-      "analytic verify_time at B verify tokens from ceil(B/4) requests with 2048 cached context "
-      "tokens each, no prefill; draft time and host overhead excluded";
-  {
-    const TimeModel time_model(p);
-    for (std::int64_t b : p.sps.tokens) {
-      const double ns = static_cast<double>(time_model.verify_time(sps_reference_shape(b)));
-      p.sps.steps_per_s.push_back(rounded(1e9 / ns, 6));
-    }
-  }
-  // The `capture` belief's table (profiles/sps_belief.hpp), at DSpark-5's γ + 1 verify tokens
-  // per request: the drafter V4 serves.
-  SpsCaptureShape capture;
-  capture.verify_tokens_per_request = 6;
-  p.sps_capture = build_capture_sps(p, capture);
-  p.sps_capture.reference = "analytic " + p.sps_capture.reference;
+  set_moe_draft_models(p, [&](DrafterFamily f, std::int64_t requests, int gamma) {
+    return model.draft_us(f, requests, gamma);
+  });
+  set_moe_sps(p, "analytic");
 
   p.provenance.source = "analytic";
   p.provenance.gpu = gpu.name;

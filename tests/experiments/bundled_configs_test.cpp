@@ -9,6 +9,7 @@
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "experiments/sweep/sweep_config.hpp"
+#include "experiments/sweep/topology_sweep_config.hpp"
 
 using namespace sparksim;
 namespace fs = std::filesystem;
@@ -24,9 +25,26 @@ TEST_CASE("every bundled experiment config validates") {
   CHECK(fs::exists(dir / "dspark_vs_mtp1.json"));
   for (const auto& path : configs) {
     INFO(path.string());
+    const std::string relative = fs::relative(path, SPARKSIM_SOURCE_DIR).string();
+    if (JsonFile::load(relative).root().value("schema", "") == kTopologySweepSchema) {
+      // A V4 topology sweep: its structure, then the sweep config it repeats (checked below as a
+      // file of its own) and its extra profiles.
+      TopologySweepConfig t;
+      try {
+        t = load_topology_sweep_config(relative);
+      } catch (const InputError& e) {
+        FAIL(e.what());
+      }
+      CHECK(fs::exists(fs::path(SPARKSIM_SOURCE_DIR) / t.sweep_path));
+      for (const std::string& extra : t.extra_profiles) {
+        CHECK(fs::exists(fs::path(SPARKSIM_SOURCE_DIR) / extra));
+      }
+      CHECK(t.published);
+      continue;
+    }
     SweepConfig c;
     try {
-      c = load_sweep_config(fs::relative(path, SPARKSIM_SOURCE_DIR).string());
+      c = load_sweep_config(relative);
     } catch (const InputError& e) {
       FAIL(e.what());  // every problem, one per line
     }

@@ -107,5 +107,39 @@ TEST_CASE("fit-telemetry refuses bad telemetry with exit 2 and writes nothing", 
   }
 }
 
+TEST_CASE("profile-moe --measured-db refuses what the database cannot compose, exit 2",
+          "[cli][moe]") {
+  const auto dir = scratch_dir("moe_measured_db_bad");
+  const auto out = dir / "out" / "v4.json";
+  const std::string base =
+      "profile-moe --gpu h200 --target deepseek-v4-flash --measured-db "
+      "profiles/data/aic --out '" +
+      out.string() + "' ";
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {"--topology tp8", "covers attention data-parallel (dep<N>) topologies only"},
+      {"--topology dep8 --expert-format fp4", "fp8_block only"},
+      {"--topology dep8 --expert-distribution zipf", "--expert-distribution: 'zipf'"},
+      {"--topology dep8 --expert-imbalance 1.3", "--expert-imbalance: with --measured-db"},
+  };
+  for (const Case& c : cases) {
+    const CliResult r = run_cli(base + c.args, dir);
+    INFO(c.args << "\n" << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(c.message) != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "out"));
+  }
+  // A good one: measured-db provenance naming the database, and the fit residuals printed.
+  const CliResult ok = run_cli(base + "--topology dep8 --date 2026-11-25", dir);
+  INFO(ok.output);
+  REQUIRE(ok.exit_code == 0);
+  CHECK(ok.output.find("verify, held-out points") != std::string::npos);
+  const auto p = read_json(out);
+  CHECK(p["provenance"]["source"] == "measured-db");
+  CHECK(p["provenance"]["database_commit"] == "095f58a51c4ca8e61b66ec108d86f223f8d559ce");
+}
+
 }  // namespace
 }  // namespace sparksim::testing
