@@ -12,6 +12,25 @@ int VerifyBatch::total_tokens() const {
   return total;
 }
 
+RaggedBatch ragged_batch_of(const VerifyBatch& batch, int vocab) {
+  RaggedBatch ragged;
+  ragged.cu_seqlens.push_back(0);
+  for (std::size_t r = 0; r < batch.segments.size(); ++r) {
+    const BatchSegment& s = batch.segments[r];
+    for (int t = 0; t < s.width; ++t) ragged.tokens.push_back((s.context + t) * 7919 % vocab);
+    ragged.cu_seqlens.push_back(static_cast<int>(ragged.tokens.size()));
+    ragged.context_lens.push_back(s.context);
+    ragged.slots.push_back(static_cast<int>(r));
+  }
+  return ragged;
+}
+
+std::vector<bool> prefill_flags_of(const VerifyBatch& batch) {
+  std::vector<bool> flags;
+  for (const BatchSegment& s : batch.segments) flags.push_back(s.prefill);
+  return flags;
+}
+
 namespace {
 
 // Linear interpolation between order statistics (the common "type 7" quantile).

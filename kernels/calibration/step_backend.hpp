@@ -1,13 +1,15 @@
 // The one interface the calibration pipeline measures through: a backend executes a verify
 // forward over a ragged batch (decode widths and prefill chunks at given contexts) or one drafter
-// round, and reports one wall-clock sample in microseconds. The CPU references are one backend
-// (cpu_step_backend.hpp); the CUDA kernels are to be the other. The sweep, the replay and the
-// robust timer know nothing else about the device.
+// round, and reports one sample in microseconds. The CPU references are one backend
+// (cpu_step_backend.hpp), the CUDA kernels the other (cuda_step_backend.hpp). The sweep, the
+// replay and the robust timer know nothing else about the device.
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "kernels/ragged_batch.hpp"
 
 namespace sparksim::kernels {
 
@@ -24,6 +26,11 @@ struct VerifyBatch {
   std::vector<BatchSegment> segments;
   int total_tokens() const;
 };
+
+// The batch as the kernels take it: request r in slot r, token ids a fixed function of the
+// position (contents do not change the time); prefill flags beside it (verify_rows.hpp).
+RaggedBatch ragged_batch_of(const VerifyBatch& batch, int vocab);
+std::vector<bool> prefill_flags_of(const VerifyBatch& batch);
 
 // One drafter round: every request drafts a block of gamma tokens after `contexts[r]` cached
 // positions. markov = true: DSpark (Markov head and confidence); false: dflash.

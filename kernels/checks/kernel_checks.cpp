@@ -15,6 +15,7 @@
 #include "kernels/reference/ops_ref.hpp"
 #include "kernels/reference/rejection_ref.hpp"
 #include "kernels/reference/verify_forward_ref.hpp"
+#include "kernels/verify_rows.hpp"
 
 namespace sparksim::kernels {
 
@@ -250,7 +251,23 @@ CheckResult check_verify_forward(Inputs& in, std::uint64_t seed) {
   model.upload_kv(cache);
   const std::vector<float> got = model.forward(batch);
   const std::vector<double> ref = verify_forward_ref(w, batch, cache);
-  return compare_nmse("verify_forward", got, ref, tol::kVerifyForwardNmse);
+  CheckResult all = compare_nmse("verify_forward", got, ref, tol::kVerifyForwardNmse);
+  if (!all.passed) return all;
+  // The LM head on gathered rows: request 0 as a prefill chunk (its last row only), the others
+  // verified in full; the same rows of the reference. Repeated runs rewrite the same K/V.
+  const std::vector<bool> prefill = {true, false, false};
+  const std::vector<int> rows = logit_rows(batch, prefill);
+  model.set_batch(batch, prefill);
+  model.run();
+  std::vector<double> ref_rows;
+  const auto v = static_cast<std::size_t>(shape.vocab);
+  for (int row : rows) {
+    ref_rows.insert(ref_rows.end(), ref.begin() + row * v, ref.begin() + (row + 1) * v);
+  }
+  CheckResult gathered =
+      compare_nmse("verify_forward", model.logits(), ref_rows, tol::kVerifyForwardNmse);
+  gathered.detail = "gathered logit rows: " + gathered.detail;
+  return gathered;
 }
 
 CheckResult check_device_weights(Inputs& in, std::uint64_t seed) {
@@ -268,6 +285,32 @@ CheckResult check_device_weights(Inputs& in, std::uint64_t seed) {
   if (drawn.weight_bytes() != uploaded.weight_bytes()) {
     r.passed = false;
     r.detail += "; weight bytes differ";
+  }
+  return r;
+}
+
+// The drafter drawn on the device against the same weights drawn on the host and uploaded: one
+// greedy round from the same cache must give the same base logits (same kernels, same bits).
+CheckResult check_dspark_device_weights(Inputs& in, std::uint64_t seed) {
+  const TransformerShape shape = tiny_qwen3_shape();
+  const DraftShape ds = tiny_dspark_shape();
+  const KvCacheShape target_cache{shape.layers, 2, 32, shape.kv_heads, shape.head_dim};
+  const KvCacheShape cs{ds.layers, 2, 32, shape.kv_heads, shape.head_dim};
+  const HostKvCache cache = random_cache(in, cs);
+  const gpu::VerifyModel target(shape, seed, 0.1, target_cache);
+  gpu::DsparkModel drawn(target, ds, seed + 1, 0.1, cs);
+  gpu::DsparkModel uploaded(make_random_target_weights(shape, seed, 0.1),
+                            make_random_draft_weights(shape, ds, seed + 1, 0.1), cs);
+  drawn.upload_kv(cache);
+  uploaded.upload_kv(cache);
+  const std::vector<int> anchors = {in.integer(0, shape.vocab - 1), in.integer(0, shape.vocab - 1)};
+  const gpu::GpuDraftResult want = uploaded.draft(anchors, {3, 9}, {1, 0}, 0.0, {}, true);
+  const gpu::GpuDraftResult got = drawn.draft(anchors, {3, 9}, {1, 0}, 0.0, {}, true);
+  CheckResult r = compare_max_rel("dspark_device_weights", got.base_logits, widen(want.base_logits),
+                                  tol::kDeviceWeightsMaxRel);
+  if (got.tokens != want.tokens) {
+    r.passed = false;
+    r.detail += "; drafted tokens differ";
   }
   return r;
 }
@@ -360,8 +403,9 @@ CheckResult check_dspark_draft(Inputs& in, std::uint64_t seed) {
 
 const std::vector<std::string>& kernel_check_names() {
   static const std::vector<std::string> names = {
-      "rms_norm", "rope",      "kv_append",      "attention",    "swiglu",        "gemm",
-      "softmax",  "rejection", "verify_forward", "dspark_draft", "device_weights"};
+      "rms_norm",       "rope",         "kv_append",      "attention",
+      "swiglu",         "gemm",         "softmax",        "rejection",
+      "verify_forward", "dspark_draft", "device_weights", "dspark_device_weights"};
   return names;
 }
 
@@ -378,6 +422,7 @@ CheckResult run_kernel_check(const std::string& name, std::uint64_t seed) {
   if (name == "verify_forward") return check_verify_forward(in, seed);
   if (name == "dspark_draft") return check_dspark_draft(in, seed);
   if (name == "device_weights") return check_device_weights(in, seed);
+  if (name == "dspark_device_weights") return check_dspark_device_weights(in, seed);
   std::string valid;
   for (const auto& n : kernel_check_names()) valid += (valid.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown kernel check '" + name + "'; valid: " + valid);

@@ -46,6 +46,10 @@ void launch_swiglu(const bf16* gate_up, int tokens, int ffn, bf16* out, cudaStre
 void launch_embed(const int* tokens, int count, const bf16* embed, int hidden, float* x,
                   cudaStream_t stream);
 
+// dst row i = src row rows[i] (fp32, width values): the rows the LM head needs. Exact (a copy).
+void launch_gather_rows(const float* src, const int* rows, int count, int width, float* dst,
+                        cudaStream_t stream);
+
 // Tolerance kSoftmaxNmse.
 void launch_softmax(const float* logits, int rows, int n, float inv_temperature, float* out,
                     cudaStream_t stream);
