@@ -11,6 +11,7 @@
 
 #include "common/input_error.hpp"
 #include "experiments/report/csv_table.hpp"
+#include "profiles/analytic_profile.hpp"
 #include "profiles/fit/design_matrix.hpp"
 #include "profiles/fit/least_squares_fit.hpp"
 #include "profiles/sps_belief.hpp"
@@ -79,6 +80,18 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
                     ctx = t.column("decode_context_tokens"),
                     vpairs = t.column("verify_attention_pairs"),
                     ppairs = t.column("prefill_attention_pairs"), us = t.column("median_us");
+  // A backend that replays CUDA graphs (graph_max_bucket > 0 in the info; absent in older ones)
+  // pays the dense part at the padded token count: the fit's token term is padded the same way
+  // the time model pads (vLLM's buckets), and the profile declares those buckets.
+  const std::int64_t graph_max_bucket =
+      info.contains("graph_max_bucket") ? std::stoll(info.at("graph_max_bucket")) : 0;
+  const std::vector<std::int64_t> buckets = vllm_graph_buckets(graph_max_bucket);
+  const auto padded = [&](double tokens) {
+    for (std::int64_t b : buckets) {
+      if (static_cast<double>(b) >= tokens) return static_cast<double>(b);
+    }
+    return tokens;
+  };
   DesignMatrix verify({"fixed_us", "per_token_us", "kv_read_us", "pair_us"});
   std::map<std::string, DesignMatrix> drafts;
   for (std::size_t r = 0; r < t.rows(); ++r) {
@@ -90,7 +103,7 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
     };
     if (k == "verify") {
       const bool prefill = n(ptok) > 0;
-      verify.add({1.0, n(vtok) + n(ptok), n(ctx), n(vpairs) + n(ppairs)}, observed,
+      verify.add({1.0, padded(n(vtok) + n(ptok)), n(ctx), n(vpairs) + n(ppairs)}, observed,
                  prefill ? "with prefill" : (n(vtok) <= 8 ? "decode B<=8" : "decode B>8"), 0,
                  t.cell(r, label));
     } else if (k == "dspark" || k == "dflash") {
@@ -125,8 +138,10 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
   p.hbm_bytes = p.weights_bytes + std::stod(info.at("kv_capacity_tokens")) * p.kv_bytes_per_token;
   p.host_overhead_us = std::stod(info.at("host_overhead_us"));
   p.verify.fixed_us = v.coefficient("fixed_us");
-  // The CPU has no CUDA graphs: no padding buckets; the dense part is linear in tokens.
+  // Linear dense part; padded to the graph buckets where the backend replays graphs (none on
+  // the CPU).
   const double per_token = v.coefficient("per_token_us");
+  p.verify.graph_buckets = buckets;
   p.verify.dense_tokens = {1, 16384};
   p.verify.dense_us = {per_token, per_token * 16384};
   p.verify.kv_read_ns_per_context_token = 1000 * v.coefficient("kv_read_us");

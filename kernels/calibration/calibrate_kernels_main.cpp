@@ -150,6 +150,7 @@ int run(const Args& a) {
         << "weights_bytes=" << weights_bytes << "\n"
         << "kv_bytes_per_token=" << kv_bytes_per_token << "\n"
         << "kv_capacity_tokens=" << max_requests * slot_tokens << "\n"
+        << "graph_max_bucket=" << (cuda ? graphs : 0) << "\n"
         << "median_noise=" << s.median_noise << "\n"
         << "points=" << s.measured << "\n";
       if (!f) throw std::runtime_error("failed writing " + info);
