@@ -19,6 +19,7 @@
 #include "kernels/ragged_batch.hpp"
 #include "kernels/random_weights.hpp"
 #include "kernels/reference/rejection_ref.hpp"
+#include "kernels/reference/step_ref.hpp"
 #include "kernels/timing/stable_sampling.hpp"
 
 namespace sparksim::kernels::gpu {
@@ -103,6 +104,21 @@ class VerifyModel {
   // Times run() of the current batch until the noise target of `options` (or its cap).
   TimingStats time_run(const SamplingOptions& options, std::size_t l2_flush_bytes);
 
+  // Target layers whose hidden states (after the layer's MLP residual) every run stores, bf16,
+  // as rows [T x ids * hidden] on the device: the drafter's context input. Empty: none.
+  void set_capture_layers(const std::vector<int>& layer_ids);
+  // Raw device handles for a step runner (greedy_step.cu): the model's stream (a cudaStream_t),
+  // the current batch's token ids (set_batch's copy is ordered on that stream, so a kernel
+  // enqueued there after set_batch may rewrite them before run), the logits of the logit rows,
+  // the captured states. Valid until the next set_batch, reserve_tokens or set_capture_layers.
+  struct DeviceView {
+    void* stream = nullptr;
+    int* tokens = nullptr;
+    const float* logits = nullptr;
+    const void* states = nullptr;
+  };
+  DeviceView device_view() const;
+
   // The embedding and LM head on the device (bf16), which the drafter borrows.
   struct DeviceHeads {
     const void* embed = nullptr;
@@ -153,6 +169,17 @@ class DsparkModel {
   // states [n x ids * hidden] (bf16-exact): request r's rows cu_seqlens[r].. of `rows` are its
   // positions context_lens[r].. in slot slots[r]; rows.tokens only sizes the batch.
   void context_update(const std::vector<float>& states, const RaggedBatch& rows);
+  // The same from states already on the device (bf16 [n x ids * hidden], e.g. VerifyModel's
+  // captured states of the same rows), enqueued on this model's stream after the work already
+  // enqueued on `after` (a cudaStream_t; nullptr: none); no synchronisation.
+  void context_update_device(const void* states, const RaggedBatch& rows, void* after);
+  // The model's stream (a cudaStream_t), the drafted tokens of the last run [R x gamma], gamma.
+  struct DeviceView {
+    void* stream = nullptr;
+    const int* tokens = nullptr;
+    int gamma = 0;
+  };
+  DeviceView device_view() const;
 
   // One round in three parts: set_draft validates (DraftRequest::validate: a repeated slot is
   // refused) and enqueues the index uploads; run enqueues the round on the model's stream;
@@ -168,6 +195,35 @@ class DsparkModel {
   GpuDraftResult draft(const std::vector<int>& anchors, const std::vector<int>& context_lens,
                        const std::vector<int>& slots, double temperature,
                        const std::vector<double>& uniforms, bool markov_and_confidence);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One greedy DSpark engine step on the device, the semantics of dspark_greedy_step_ref (target
+// and drafter caches share slot numbers): draft -> verify [anchor, x_1..x_l] over ragged widths
+// -> greedy acceptance -> commit -> the drafter's context update. The data stay on the device
+// between stages: the drafted tokens enter the verify batch by a device copy, the captured target
+// states feed the context update directly; only the R accepted counts and committed tokens and
+// the drafted ids come back, as a scheduler needs them. The context update takes every verified
+// row (1 + l per request, shapes known before the step); rows past the committed ones are
+// overwritten by the next round, as the target's rejected K/V are.
+class GreedyStepRunner {
+ public:
+  // Sets the target's capture layers to the drafter's target_layer_ids. Both models must outlive
+  // the runner.
+  GreedyStepRunner(VerifyModel& target, DsparkModel& drafter, const DraftShape& drafter_shape);
+  ~GreedyStepRunner();
+  GreedyStepRunner(const GreedyStepRunner&) = delete;
+  GreedyStepRunner& operator=(const GreedyStepRunner&) = delete;
+  // Advances `requests` (context_len += 1 + accepted, anchor = the final committed token);
+  // outcome.states stays empty (the states never leave the device). verify_lengths[r] is clamped
+  // to [0, gamma].
+  std::vector<StepOutcome> step(std::vector<SpecRequest>& requests,
+                                const std::vector<int>& verify_lengths);
+  // The last step's device time between CUDA events, draft to context update, microseconds.
+  double last_step_us() const;
 
  private:
   struct Impl;

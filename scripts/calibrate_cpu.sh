@@ -26,7 +26,8 @@ BACKEND=${BACKEND:-cpu}
 case "$BACKEND" in
   cpu)
     # 8 KV slots of 512 tokens; the time caps keep a slow machine bounded (rows so far stay).
-    MEASURE=(--backend cpu --max-requests 8 --slot-tokens 512 --repeats 5)
+    MEASURE=(--backend cpu --max-requests 8 --slot-tokens 512 --repeats 5
+      --interleave "${INTERLEAVE:-16}")
     SWEEP_CAP=40 REPLAY_CAP=40
     NOTES="CPU proof of the calibration pipeline: the project's CPU reference kernels on a tiny \
 target (2 layers, hidden 192, vocab 512), timed in thread CPU time. Not a GPU measurement."
@@ -67,4 +68,13 @@ esac
 "$SPARKSIM" calibrate-fidelity --steps "$OUT/run/steps.csv" --replay "$OUT/replay.csv" \
   --fit-report "$OUT/fit_report.json" --out "$OUT/fidelity.json" \
   --max-step-mape "${MAX_STEP_MAPE:-25}" | tee -a "$OUT/log.txt"
+# 6. The noise floor: the same steps replayed a second time; the mean |difference| between the
+# two replays (in % of their mean) is the step error that timing noise alone gives, the floor
+# under step_mape (fidelity.json compares the simulator against one replay).
+"$KERNELS" replay "${MEASURE[@]}" --time-cap-s "$REPLAY_CAP" \
+  --steps "$OUT/run/steps.csv" --out "$OUT/replay_again.csv" > /dev/null
+awk -F, 'FNR == 1 { next } NR == FNR { a[$1] = $7; next }
+  ($1 in a) { n++; d = a[$1] - $7; if (d < 0) d = -d; s += 200 * d / (a[$1] + $7) }
+  END { printf "replay_to_replay_step_mape_pct=%.2f steps=%d\n", n ? s / n : 0, n }' \
+  "$OUT/replay.csv" "$OUT/replay_again.csv" | tee "$OUT/noise_floor.txt" | tee -a "$OUT/log.txt"
 echo "calibrate-cpu: $((SECONDS - start)) s wall; $OUT/fidelity.json" | tee -a "$OUT/log.txt"

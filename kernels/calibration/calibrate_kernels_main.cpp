@@ -5,6 +5,8 @@
 // Common: --backend cpu|cuda, --time-cap-s S, --repeats N, --max-requests R, --slot-tokens T,
 // --seed N; cuda only: --target qwen3-8b|qwen3-4b|qwen3-14b|calib-cpu-tiny (default qwen3-8b),
 // --graphs MAX_BUCKET (CUDA graphs per token bucket up to it; 0 eager; default 512).
+// --interleave N: points (steps) whose repeats are interleaved (default 16; 1: each point's
+// repeats back to back, the earlier behaviour, kept for the A/B of docs/calibration.md).
 // Bad arguments exit 2 before work; --backend cuda without a device prints "not run: ..." and
 // exits 77 (ctest's and the GPU script's "skipped").
 #include <chrono>
@@ -53,7 +55,7 @@ Args parse(int argc, char** argv) {
   }
   static const char* known[] = {"--backend",    "--out",     "--info",         "--steps",
                                 "--time-cap-s", "--repeats", "--max-requests", "--slot-tokens",
-                                "--seed",       "--target",  "--graphs"};
+                                "--seed",       "--target",  "--graphs",       "--interleave"};
   for (int i = 2; i < argc; i += 2) {
     const std::string key = argv[i];
     bool ok = false;
@@ -98,6 +100,7 @@ int run(const Args& a) {
   const auto seed = static_cast<std::uint64_t>(a.number("--seed", 1));
   const double time_cap = a.number("--time-cap-s", 30);
   const int repeats = static_cast<int>(a.number("--repeats", 5));
+  const int interleave = static_cast<int>(a.number("--interleave", 16));
   std::vector<ReplayStep> steps;
   if (a.mode == "replay") steps = read_step_sequence(a.get("--steps", ""));  // before any work
 
@@ -138,7 +141,8 @@ int run(const Args& a) {
       grid.draft_gammas = {4, 7};
     }
     const auto points = plan_sweep(grid, max_requests, slot_tokens);
-    const SweepSummary s = run_sweep(*backend, points, SweepLimits{time_cap, 1, repeats}, out);
+    const SweepSummary s =
+        run_sweep(*backend, points, SweepLimits{time_cap, 1, repeats, interleave}, out);
     std::printf("sweep: %d of %d points in %.1f s%s, median noise (IQR/median) %.3f\n", s.measured,
                 s.planned, s.wall_s, s.cut_by_time ? " (cut by the time cap)" : "", s.median_noise);
     const std::string info = a.get("--info", "");
@@ -156,7 +160,7 @@ int run(const Args& a) {
       if (!f) throw std::runtime_error("failed writing " + info);
     }
   } else {
-    const ReplaySummary s = replay_steps(*backend, steps, repeats, time_cap, out);
+    const ReplaySummary s = replay_steps(*backend, steps, repeats, time_cap, out, interleave);
     std::printf("replay: %d of %zu steps in %.1f s%s, median noise (IQR/median) %.3f\n", s.steps,
                 steps.size(), s.wall_s, s.cut_by_time ? " (cut by the time cap)" : "",
                 s.median_noise);

@@ -41,6 +41,15 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
+RobustTiming summarise(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  RobustTiming t;
+  t.samples = static_cast<int>(samples.size());
+  t.median_us = quantile(samples, 0.5);
+  t.noise = t.median_us > 0 ? (quantile(samples, 0.75) - quantile(samples, 0.25)) / t.median_us : 0;
+  return t;
+}
+
 }  // namespace
 
 RobustTiming time_robustly(const std::function<double()>& sample_us, int warmup, int repeats) {
@@ -48,12 +57,24 @@ RobustTiming time_robustly(const std::function<double()>& sample_us, int warmup,
   for (int i = 0; i < warmup; ++i) sample_us();
   std::vector<double> samples(static_cast<std::size_t>(repeats));
   for (double& s : samples) s = sample_us();
-  std::sort(samples.begin(), samples.end());
-  RobustTiming t;
-  t.samples = repeats;
-  t.median_us = quantile(samples, 0.5);
-  t.noise = t.median_us > 0 ? (quantile(samples, 0.75) - quantile(samples, 0.25)) / t.median_us : 0;
-  return t;
+  return summarise(std::move(samples));
+}
+
+std::vector<RobustTiming> time_interleaved(const std::vector<std::function<double()>>& samplers,
+                                           int warmup, int repeats) {
+  if (warmup < 0 || repeats < 1) {
+    throw std::invalid_argument("time_interleaved: repeats must be >= 1");
+  }
+  for (int round = 0; round < warmup; ++round) {
+    for (const auto& sample : samplers) sample();
+  }
+  std::vector<std::vector<double>> samples(samplers.size());
+  for (int round = 0; round < repeats; ++round) {
+    for (std::size_t i = 0; i < samplers.size(); ++i) samples[i].push_back(samplers[i]());
+  }
+  std::vector<RobustTiming> out;
+  for (std::vector<double>& s : samples) out.push_back(summarise(std::move(s)));
+  return out;
 }
 
 }  // namespace sparksim::kernels

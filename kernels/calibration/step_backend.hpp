@@ -64,4 +64,11 @@ struct RobustTiming {
 // `warmup` discarded samples, then `repeats` kept ones (repeats >= 1).
 RobustTiming time_robustly(const std::function<double()>& sample_us, int warmup, int repeats);
 
+// The same for several items, interleaved: `warmup` rounds discarded, then `repeats` rounds, each
+// taking one sample of every item in order. On a shared machine a slow spell (another tenant's
+// burst, a frequency change) then lands on one sample of every item instead of on every sample
+// of the few items timed during it, and the medians absorb it. Result i is item i's.
+std::vector<RobustTiming> time_interleaved(const std::vector<std::function<double()>>& samplers,
+                                           int warmup, int repeats);
+
 }  // namespace sparksim::kernels

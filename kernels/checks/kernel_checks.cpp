@@ -14,6 +14,7 @@
 #include "kernels/reference/dspark_ref.hpp"
 #include "kernels/reference/ops_ref.hpp"
 #include "kernels/reference/rejection_ref.hpp"
+#include "kernels/reference/step_ref.hpp"
 #include "kernels/reference/verify_forward_ref.hpp"
 #include "kernels/verify_rows.hpp"
 
@@ -399,13 +400,87 @@ CheckResult check_dspark_draft(Inputs& in, std::uint64_t seed) {
   return r;
 }
 
+// One greedy engine step on the device against dspark_greedy_step_ref from the same caches:
+// accepted counts and committed tokens exact (greedy: integer decisions on argmaxes; the
+// sharpened tiny weights keep top-two gaps far above the bf16 error), the target cache after
+// the step by kVerifyForwardNmse, the draft cache's committed positions by kDraftNmse (positions
+// past the new context hold scratch that differs by design: the device updates every verified
+// row, the reference the committed ones).
+CheckResult check_greedy_step(Inputs& in, std::uint64_t seed) {
+  const TransformerShape shape = tiny_qwen3_shape();
+  const DraftShape ds = tiny_dspark_shape();
+  const TargetWeights tw = make_random_target_weights(shape, seed, 0.1);
+  const DraftWeights dw = make_random_draft_weights(shape, ds, seed, 0.1);
+  const KvCacheShape tcs{shape.layers, 3, 64, shape.kv_heads, shape.head_dim};
+  const KvCacheShape dcs{ds.layers, 3, 64, shape.kv_heads, shape.head_dim};
+  HostKvCache target_cache = random_cache(in, tcs);
+  HostKvCache draft_cache = random_cache(in, dcs);
+  std::vector<SpecRequest> want_requests = {{2, 5, in.integer(0, shape.vocab - 1)},
+                                            {0, 17, in.integer(0, shape.vocab - 1)},
+                                            {1, 30, in.integer(0, shape.vocab - 1)}};
+  std::vector<SpecRequest> got_requests = want_requests;
+  const std::vector<int> lengths = {ds.block_size, 2, 0};
+  gpu::VerifyModel target(tw, tcs);
+  gpu::DsparkModel drafter(tw, dw, dcs);
+  target.upload_kv(target_cache);
+  drafter.upload_kv(draft_cache);
+  gpu::GreedyStepRunner runner(target, drafter, ds);
+  const std::vector<StepOutcome> got = runner.step(got_requests, lengths);
+  const std::vector<StepOutcome> want =
+      dspark_greedy_step_ref(tw, dw, target_cache, draft_cache, want_requests, lengths);
+  std::string problem;
+  for (std::size_t r = 0; r < want.size(); ++r) {
+    if (got[r].accepted != want[r].accepted || got[r].committed != want[r].committed) {
+      problem += "request " + std::to_string(r) + ": accepted " + std::to_string(got[r].accepted) +
+                 " (ref " + std::to_string(want[r].accepted) + "), last token " +
+                 std::to_string(got[r].committed.back()) + " (ref " +
+                 std::to_string(want[r].committed.back()) + "); ";
+    }
+  }
+  const HostKvCache got_target = target.download_kv();
+  std::vector<float> got_kv = got_target.k;
+  got_kv.insert(got_kv.end(), got_target.v.begin(), got_target.v.end());
+  std::vector<double> want_kv = widen(target_cache.k);
+  want_kv.insert(want_kv.end(), target_cache.v.begin(), target_cache.v.end());
+  CheckResult r = compare_nmse("greedy_step", got_kv, want_kv, tol::kVerifyForwardNmse);
+  r.detail = "target cache: " + r.detail;
+  // The draft caches below each request's new context.
+  const HostKvCache got_draft = drafter.download_kv();
+  std::vector<float> got_ctx;
+  std::vector<double> want_ctx;
+  const int kv_width = dcs.kv_heads * dcs.head_dim;
+  for (int l = 0; l < dcs.layers; ++l) {
+    for (const SpecRequest& q : want_requests) {
+      const auto at = static_cast<std::size_t>(dcs.offset(l, q.slot, 0));
+      const auto n = static_cast<std::size_t>(q.context_len) * kv_width;
+      for (const auto* cache : {&got_draft.k, &got_draft.v}) {
+        got_ctx.insert(got_ctx.end(), cache->begin() + at, cache->begin() + at + n);
+      }
+      for (const auto* cache : {&draft_cache.k, &draft_cache.v}) {
+        want_ctx.insert(want_ctx.end(), cache->begin() + at, cache->begin() + at + n);
+      }
+    }
+  }
+  const CheckResult ctx = compare_nmse("greedy_step", got_ctx, want_ctx, tol::kDraftNmse);
+  if (!ctx.passed) {
+    r.passed = false;
+    r.detail += "; draft context: " + ctx.detail;
+  }
+  if (!problem.empty()) {
+    r.passed = false;
+    r.detail += "; " + problem;
+  }
+  return r;
+}
+
 }  // namespace
 
 const std::vector<std::string>& kernel_check_names() {
   static const std::vector<std::string> names = {
       "rms_norm",       "rope",         "kv_append",      "attention",
       "swiglu",         "gemm",         "softmax",        "rejection",
-      "verify_forward", "dspark_draft", "device_weights", "dspark_device_weights"};
+      "verify_forward", "dspark_draft", "device_weights", "dspark_device_weights",
+      "greedy_step"};
   return names;
 }
 
@@ -423,6 +498,7 @@ CheckResult run_kernel_check(const std::string& name, std::uint64_t seed) {
   if (name == "dspark_draft") return check_dspark_draft(in, seed);
   if (name == "device_weights") return check_device_weights(in, seed);
   if (name == "dspark_device_weights") return check_dspark_device_weights(in, seed);
+  if (name == "greedy_step") return check_greedy_step(in, seed);
   std::string valid;
   for (const auto& n : kernel_check_names()) valid += (valid.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown kernel check '" + name + "'; valid: " + valid);

@@ -388,6 +388,37 @@ double DsparkModel::run_timed_us() {
   return 1000.0 * ms;
 }
 
+void DsparkModel::context_update_device(const void* states, const RaggedBatch& rows, void* after) {
+  Impl& m = *impl_;
+  rows.validate(m.cs, 1 << 30);
+  const int n = rows.total_tokens();
+  const int ids = static_cast<int>(m.d.target_layer_ids.size());
+  const std::vector<int> pos = rows.positions();
+  const std::vector<int> req = rows.request_of_token();
+  std::vector<int> slot(req.size());
+  for (std::size_t t = 0; t < req.size(); ++t) slot[t] = rows.slots[req[t]];
+  upload_async(m.token_slot, slot, m.stream);
+  upload_async(m.token_pos, pos, m.stream);
+  m.reserve(static_cast<std::size_t>(n));
+  if (after != nullptr) {
+    cudaEvent_t ready = nullptr;
+    SPARKSIM_CUDA(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    SPARKSIM_CUDA(cudaEventRecord(ready, static_cast<cudaStream_t>(after)));
+    SPARKSIM_CUDA(cudaStreamWaitEvent(m.stream, ready, 0));
+    SPARKSIM_CUDA(cudaEventDestroy(ready));  // released once the wait has been satisfied
+  }
+  detail::gemm_bf16(m.cublas, static_cast<const bf16*>(states), m.fc.get(), m.normed.get(), false,
+                    n, m.s.hidden, ids * m.s.hidden, 0.0f);
+  const RowLayout plain{1, m.s.hidden, 0};
+  detail::launch_rms_norm<bf16>(m.normed.get(), plain, m.ctx_norm.get(), n, m.s.hidden,
+                                static_cast<float>(m.s.rms_eps), m.normed.get(), plain, m.stream);
+  for (int l = 0; l < m.d.layers; ++l) m.qkv_and_append(l, n, m.normed.get());
+}
+
+DsparkModel::DeviceView DsparkModel::device_view() const {
+  return {impl_->stream, impl_->tokens.get(), impl_->d.block_size};
+}
+
 GpuDraftResult DsparkModel::draft(const std::vector<int>& anchors,
                                   const std::vector<int>& context_lens,
                                   const std::vector<int>& slots, double temperature,

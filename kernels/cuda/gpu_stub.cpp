@@ -86,6 +86,30 @@ double VerifyModel::run_timed_us(std::size_t) {
 VerifyModel::DeviceHeads VerifyModel::heads() const {
   no_cuda();
 }
+void VerifyModel::set_capture_layers(const std::vector<int>&) {
+  no_cuda();
+}
+VerifyModel::DeviceView VerifyModel::device_view() const {
+  no_cuda();
+}
+void DsparkModel::context_update_device(const void*, const RaggedBatch&, void*) {
+  no_cuda();
+}
+DsparkModel::DeviceView DsparkModel::device_view() const {
+  no_cuda();
+}
+struct GreedyStepRunner::Impl {};
+GreedyStepRunner::GreedyStepRunner(VerifyModel&, DsparkModel&, const DraftShape&) {
+  no_cuda();
+}
+GreedyStepRunner::~GreedyStepRunner() = default;
+std::vector<StepOutcome> GreedyStepRunner::step(std::vector<SpecRequest>&,
+                                                const std::vector<int>&) {
+  no_cuda();
+}
+double GreedyStepRunner::last_step_us() const {
+  no_cuda();
+}
 
 VerifyModel::VerifyModel(const TransformerShape&, std::uint64_t, double, const KvCacheShape&) {
   no_cuda();

@@ -108,6 +108,8 @@ struct VerifyModel::Impl {
   DeviceBuffer<int> index_block;  // kIndexArrays x capacity
   DeviceBuffer<float> x, x_rows, logits;
   DeviceBuffer<bf16> normed, qkv, attn, gate_up, act;
+  DeviceBuffer<bf16> states;  // [capacity x capture_layers * hidden]
+  std::vector<int> capture_layers;
   DeviceBuffer<char> l2_flush;
   Staging staging[2];
   int next_staging = 0;
@@ -178,6 +180,7 @@ struct VerifyModel::Impl {
     gate_up.resize(t * 2 * s.ffn);
     act.resize(t * s.ffn);
     logits.resize(t * s.vocab);
+    states.resize(t * capture_layers.size() * s.hidden);
   }
 
   int* index(int array) const {
@@ -255,6 +258,12 @@ struct VerifyModel::Impl {
       detail::launch_swiglu(gate_up.get(), t_count, s.ffn, act.get(), st);
       detail::gemm_bf16(cb, act.get(), w.w_down.get(), x.get(), true, t_count, s.hidden, s.ffn,
                         1.0f);
+      const auto ids = static_cast<long long>(capture_layers.size());
+      for (long long c = 0; c < ids; ++c) {
+        if (capture_layers[c] != l) continue;
+        detail::launch_store_states(x.get(), t_count, s.hidden, states.get(), ids * s.hidden,
+                                    c * s.hidden, st);
+      }
     }
   }
 
@@ -345,6 +354,22 @@ std::size_t VerifyModel::weight_bytes() const {
 
 VerifyModel::DeviceHeads VerifyModel::heads() const {
   return {impl_->embed.get(), impl_->lm_head_ptr()};
+}
+
+void VerifyModel::set_capture_layers(const std::vector<int>& layer_ids) {
+  Impl& m = *impl_;
+  for (int id : layer_ids) {
+    require(id >= 0 && id < m.shape.layers, "set_capture_layers: layer id out of range");
+  }
+  SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));
+  m.drop_graphs();  // the graphs were captured with the old stores
+  m.capture_layers = layer_ids;
+  m.states.resize(static_cast<std::size_t>(m.capacity) * layer_ids.size() * m.shape.hidden);
+}
+
+VerifyModel::DeviceView VerifyModel::device_view() const {
+  const Impl& m = *impl_;
+  return {m.stream, m.index(0), m.logits.get(), m.states.get()};
 }
 
 void VerifyModel::upload_kv(const HostKvCache& cache) {

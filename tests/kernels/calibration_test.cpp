@@ -51,6 +51,30 @@ TEST_CASE("time_robustly: median and IQR / median of the kept samples, warm-up d
   CHECK_THROWS(time_robustly([] { return 1.0; }, 0, 0));
 }
 
+TEST_CASE("time_interleaved: one sample of every item per round, warm-up rounds discarded") {
+  // Item a returns 100 (warm-up), then 5, 1, 4; item b 200 (warm-up), then 9, 7, 8.
+  std::string order;
+  const double a[] = {100, 5, 1, 4};
+  const double b[] = {200, 9, 7, 8};
+  int ia = 0;
+  int ib = 0;
+  const std::vector<RobustTiming> t = time_interleaved({[&] {
+                                                          order += 'a';
+                                                          return a[ia++];
+                                                        },
+                                                        [&] {
+                                                          order += 'b';
+                                                          return b[ib++];
+                                                        }},
+                                                       1, 3);
+  CHECK(order == "abababab");  // round-robin, not aaaabbbb
+  REQUIRE(t.size() == 2);
+  CHECK(t[0].median_us == Approx(4.0));
+  CHECK(t[1].median_us == Approx(8.0));
+  CHECK(t[0].samples == 3);
+  CHECK_THROWS(time_interleaved({[] { return 1.0; }}, 0, 0));
+}
+
 TEST_CASE("features_of counts tokens, context and pairs as the simulator's BatchShape does") {
   VerifyBatch b;
   b.segments = {{100, 3, false}, {50, 1, false}, {20, 8, true}};
