@@ -27,7 +27,7 @@ case "$BACKEND" in
   cpu)
     # 8 KV slots of 512 tokens; the time caps keep a slow machine bounded (rows so far stay).
     MEASURE=(--backend cpu --max-requests 8 --slot-tokens 512 --repeats 5
-      --interleave "${INTERLEAVE:-16}")
+      --interleave "${INTERLEAVE:-16}" --estimator "${ESTIMATOR:-median}")
     SWEEP_CAP=40 REPLAY_CAP=40
     NOTES="CPU proof of the calibration pipeline: the project's CPU reference kernels on a tiny \
 target (2 layers, hidden 192, vocab 512), timed in thread CPU time. Not a GPU measurement."

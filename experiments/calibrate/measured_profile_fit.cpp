@@ -79,7 +79,7 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
                     vtok = t.column("verify_tokens"), ptok = t.column("prefill_tokens"),
                     ctx = t.column("decode_context_tokens"),
                     vpairs = t.column("verify_attention_pairs"),
-                    ppairs = t.column("prefill_attention_pairs"), us = t.column("median_us");
+                    ppairs = t.column("prefill_attention_pairs"), us = t.column("time_us");
   // A backend that replays CUDA graphs (graph_max_bucket > 0 in the info; absent in older ones)
   // pays the dense part at the padded token count: the fit's token term is padded the same way
   // the time model pads (vLLM's buckets), and the profile declares those buckets.
@@ -96,7 +96,7 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
   std::map<std::string, DesignMatrix> drafts;
   for (std::size_t r = 0; r < t.rows(); ++r) {
     const double observed = t.number(r, us);
-    if (!(observed > 0)) t.fail(r, "median_us must be positive");
+    if (!(observed > 0)) t.fail(r, "time_us must be positive");
     const std::string& k = t.cell(r, kind);
     const auto n = [&](std::size_t c) {
       return static_cast<double>(t.integer_in(r, c, 0, std::int64_t{1} << 40));
@@ -130,6 +130,8 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
   p.provenance.git_sha = in.git_sha;
   p.provenance.notes = in.notes + " Host overhead measured: " + info.at("host_overhead_us") +
                        " us per step. Sweep noise (median IQR/median): " + info.at("median_noise") +
+                       ". Statistic of the repeats: " +
+                       (info.contains("estimator") ? info.at("estimator") : std::string("median")) +
                        ".";
   p.target = info.at("target");
   p.kv_bytes_per_token = std::stod(info.at("kv_bytes_per_token"));

@@ -7,6 +7,7 @@
 // --graphs MAX_BUCKET (CUDA graphs per token bucket up to it; 0 eager; default 512).
 // --interleave N: points (steps) whose repeats are interleaved (default 16; 1: each point's
 // repeats back to back, the earlier behaviour, kept for the A/B of docs/calibration.md).
+// --estimator median|lower-half: the statistic of the repeats (step_backend.hpp; default median).
 // Bad arguments exit 2 before work; --backend cuda without a device prints "not run: ..." and
 // exits 77 (ctest's and the GPU script's "skipped").
 #include <chrono>
@@ -55,7 +56,8 @@ Args parse(int argc, char** argv) {
   }
   static const char* known[] = {"--backend",    "--out",     "--info",         "--steps",
                                 "--time-cap-s", "--repeats", "--max-requests", "--slot-tokens",
-                                "--seed",       "--target",  "--graphs",       "--interleave"};
+                                "--seed",       "--target",  "--graphs",       "--interleave",
+                                "--estimator"};
   for (int i = 2; i < argc; i += 2) {
     const std::string key = argv[i];
     bool ok = false;
@@ -101,6 +103,7 @@ int run(const Args& a) {
   const double time_cap = a.number("--time-cap-s", 30);
   const int repeats = static_cast<int>(a.number("--repeats", 5));
   const int interleave = static_cast<int>(a.number("--interleave", 16));
+  const TimingEstimator estimator = parse_timing_estimator(a.get("--estimator", "median"));
   std::vector<ReplayStep> steps;
   if (a.mode == "replay") steps = read_step_sequence(a.get("--steps", ""));  // before any work
 
@@ -142,7 +145,7 @@ int run(const Args& a) {
     }
     const auto points = plan_sweep(grid, max_requests, slot_tokens);
     const SweepSummary s =
-        run_sweep(*backend, points, SweepLimits{time_cap, 1, repeats, interleave}, out);
+        run_sweep(*backend, points, SweepLimits{time_cap, 1, repeats, interleave, estimator}, out);
     std::printf("sweep: %d of %d points in %.1f s%s, median noise (IQR/median) %.3f\n", s.measured,
                 s.planned, s.wall_s, s.cut_by_time ? " (cut by the time cap)" : "", s.median_noise);
     const std::string info = a.get("--info", "");
@@ -155,12 +158,14 @@ int run(const Args& a) {
         << "kv_bytes_per_token=" << kv_bytes_per_token << "\n"
         << "kv_capacity_tokens=" << max_requests * slot_tokens << "\n"
         << "graph_max_bucket=" << (cuda ? graphs : 0) << "\n"
+        << "estimator=" << timing_estimator_name(estimator) << "\n"
         << "median_noise=" << s.median_noise << "\n"
         << "points=" << s.measured << "\n";
       if (!f) throw std::runtime_error("failed writing " + info);
     }
   } else {
-    const ReplaySummary s = replay_steps(*backend, steps, repeats, time_cap, out, interleave);
+    const ReplaySummary s =
+        replay_steps(*backend, steps, repeats, time_cap, out, interleave, estimator);
     std::printf("replay: %d of %zu steps in %.1f s%s, median noise (IQR/median) %.3f\n", s.steps,
                 steps.size(), s.wall_s, s.cut_by_time ? " (cut by the time cap)" : "",
                 s.median_noise);

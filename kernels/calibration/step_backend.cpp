@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace sparksim::kernels {
 
@@ -46,11 +47,29 @@ RobustTiming summarise(std::vector<double> samples) {
   RobustTiming t;
   t.samples = static_cast<int>(samples.size());
   t.median_us = quantile(samples, 0.5);
+  const std::size_t half = (samples.size() + 1) / 2;
+  double fast = 0;
+  for (std::size_t i = 0; i < half; ++i) fast += samples[i];
+  t.lower_half_us = fast / static_cast<double>(half);
   t.noise = t.median_us > 0 ? (quantile(samples, 0.75) - quantile(samples, 0.25)) / t.median_us : 0;
   return t;
 }
 
 }  // namespace
+
+TimingEstimator parse_timing_estimator(const std::string& name) {
+  if (name == "median") return TimingEstimator::kMedian;
+  if (name == "lower-half") return TimingEstimator::kLowerHalf;
+  throw std::invalid_argument("estimator \"" + name + "\": median or lower-half");
+}
+
+const char* timing_estimator_name(TimingEstimator e) {
+  return e == TimingEstimator::kMedian ? "median" : "lower-half";
+}
+
+double estimate_us(const RobustTiming& t, TimingEstimator e) {
+  return e == TimingEstimator::kMedian ? t.median_us : t.lower_half_us;
+}
 
 RobustTiming time_robustly(const std::function<double()>& sample_us, int warmup, int repeats) {
   if (warmup < 0 || repeats < 1) throw std::invalid_argument("time_robustly: repeats must be >= 1");

@@ -57,9 +57,20 @@ class StepBackend {
 // CPU; noise is the interquartile range over the median.
 struct RobustTiming {
   double median_us = 0;
-  double noise = 0;  // (p75 - p25) / median
+  double lower_half_us = 0;  // mean of the fastest ceil(n / 2) samples
+  double noise = 0;          // (p75 - p25) / median
   int samples = 0;
 };
+
+// Which statistic of the repeats a sweep or replay reports. The median resists outliers on
+// both sides; the lower-half mean (a trimmed mean keeping the fastest half) assumes interference
+// only ever adds time (another tenant's time slice, evicted caches), as on a shared CPU, and then
+// estimates the undisturbed cost with less spread than the median of few samples.
+enum class TimingEstimator { kMedian, kLowerHalf };
+// "median" or "lower-half"; throws std::invalid_argument otherwise.
+TimingEstimator parse_timing_estimator(const std::string& name);
+const char* timing_estimator_name(TimingEstimator e);
+double estimate_us(const RobustTiming& t, TimingEstimator e);
 
 // `warmup` discarded samples, then `repeats` kept ones (repeats >= 1).
 RobustTiming time_robustly(const std::function<double()>& sample_us, int warmup, int repeats);

@@ -91,7 +91,8 @@ std::vector<ReplayStep> read_step_sequence(const std::string& path) {
 }
 
 ReplaySummary replay_steps(StepBackend& backend, const std::vector<ReplayStep>& steps, int repeats,
-                           double time_cap_s, std::ostream& csv, int interleave_block) {
+                           double time_cap_s, std::ostream& csv, int interleave_block,
+                           TimingEstimator estimator) {
   const auto start = std::chrono::steady_clock::now();
   ReplaySummary summary;
   std::vector<double> noises;
@@ -123,13 +124,15 @@ ReplaySummary replay_steps(StepBackend& backend, const std::vector<ReplayStep>& 
       RobustTiming d;
       if (draft_sampler[i - begin] >= 0) d = t[at++];
       const BatchFeatures f = features_of(s.verify);
-      const double total = v.median_us + d.median_us;
-      const double noise = total > 0 ? (v.noise * v.median_us + d.noise * d.median_us) / total : 0;
+      const double verify_us = estimate_us(v, estimator);
+      const double draft_us = d.samples > 0 ? estimate_us(d, estimator) : 0.0;
+      const double total = verify_us + draft_us;
+      const double noise = total > 0 ? (v.noise * verify_us + d.noise * draft_us) / total : 0;
       char row[160];
       std::snprintf(row, sizeof row, "%lld,%lld,%lld,%lld,%.3f,%.3f,%.3f,%.5f\n", s.step,
                     static_cast<long long>(f.verify_tokens),
                     static_cast<long long>(f.prefill_tokens), static_cast<long long>(f.requests),
-                    v.median_us, d.median_us, total, noise);
+                    verify_us, draft_us, total, noise);
       csv << row;
       noises.push_back(noise);
       ++summary.steps;

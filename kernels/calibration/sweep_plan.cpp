@@ -99,7 +99,7 @@ BatchFeatures features_of(const VerifyBatch& batch) {
 
 const char* sweep_csv_header() {
   return "kind,label,requests,gamma,verify_tokens,prefill_tokens,decode_context_tokens,"
-         "verify_attention_pairs,prefill_attention_pairs,median_us,noise,samples";
+         "verify_attention_pairs,prefill_attention_pairs,time_us,noise,samples";
 }
 
 SweepSummary run_sweep(StepBackend& backend, const std::vector<SweepPoint>& points,
@@ -140,7 +140,8 @@ SweepSummary run_sweep(StepBackend& backend, const std::vector<SweepPoint>& poin
         for (int c : p.draft.contexts) f.decode_context_tokens += c;
       }
       char numbers[96];
-      std::snprintf(numbers, sizeof numbers, "%.3f,%.5f,%d", t.median_us, t.noise, t.samples);
+      std::snprintf(numbers, sizeof numbers, "%.3f,%.5f,%d", estimate_us(t, limits.estimator),
+                    t.noise, t.samples);
       csv << p.kind << "," << p.label << "," << f.requests << "," << (verify ? 0 : p.draft.gamma)
           << "," << f.verify_tokens << "," << f.prefill_tokens << "," << f.decode_context_tokens
           << "," << f.verify_attention_pairs << "," << f.prefill_attention_pairs << "," << numbers

@@ -52,6 +52,7 @@ struct SweepLimits {
   // Points timed together, their repeats interleaved (time_interleaved); rows are written per
   // block, so a run cut short keeps every finished block.
   int interleave_block = 16;
+  TimingEstimator estimator = TimingEstimator::kMedian;  // what the time_us column holds
 };
 
 struct SweepSummary {

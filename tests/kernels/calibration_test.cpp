@@ -46,6 +46,9 @@ TEST_CASE("time_robustly: median and IQR / median of the kept samples, warm-up d
   int i = 0;
   const RobustTiming t = time_robustly([&] { return samples[i++]; }, 1, 5);
   CHECK(t.median_us == Approx(3.0));
+  CHECK(t.lower_half_us == Approx(2.0));  // the fastest 3 of 5: 1, 2, 3
+  CHECK(estimate_us(t, TimingEstimator::kLowerHalf) == Approx(2.0));
+  CHECK(estimate_us(t, TimingEstimator::kMedian) == Approx(3.0));
   CHECK(t.noise == Approx(2.0 / 3.0));
   CHECK(t.samples == 5);
   CHECK_THROWS(time_robustly([] { return 1.0; }, 0, 0));
@@ -72,7 +75,10 @@ TEST_CASE("time_interleaved: one sample of every item per round, warm-up rounds 
   CHECK(t[0].median_us == Approx(4.0));
   CHECK(t[1].median_us == Approx(8.0));
   CHECK(t[0].samples == 3);
+  CHECK(t[0].lower_half_us == Approx(2.5));  // the fastest 2 of 5, 1, 4
   CHECK_THROWS(time_interleaved({[] { return 1.0; }}, 0, 0));
+  CHECK(parse_timing_estimator("lower-half") == TimingEstimator::kLowerHalf);
+  CHECK_THROWS_WITH(parse_timing_estimator("mean"), Catch::Contains("median or lower-half"));
 }
 
 TEST_CASE("features_of counts tokens, context and pairs as the simulator's BatchShape does") {
