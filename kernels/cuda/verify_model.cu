@@ -282,6 +282,10 @@ struct VerifyModel::Impl {
   cudaGraphExec_t graph_for(int b) {
     const auto it = graphs.find(b);
     if (it != graphs.end()) return it->second;
+    // One eager pass first: cuBLAS and the kernels initialise lazily (module loads, heuristics),
+    // which must not happen inside a capture. It rewrites the same K/V the graph will.
+    enqueue_layers(b);
+    SPARKSIM_CUDA(cudaStreamSynchronize(stream));
     cudaGraph_t graph = nullptr;
     SPARKSIM_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
     try {
