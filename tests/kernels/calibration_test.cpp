@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "kernels/calibration/cpu_step_backend.hpp"
+#include "kernels/calibration/cuda_step_backend.hpp"
 #include "kernels/calibration/step_replay.hpp"
 #include "kernels/calibration/sweep_plan.hpp"
 
@@ -192,4 +193,21 @@ TEST_CASE("CpuStepBackend: more tokens cost more, batches beyond its slots are r
                   std::invalid_argument);
   CHECK_THROWS_AS(cpu.draft_us(DraftBatch{4, true, {62}}), std::invalid_argument);
   CHECK(cpu.kv_bytes_per_token() == 2.0 * 4 * 2 * 2 * 48);
+}
+
+TEST_CASE("CudaStepBackend: NoCudaDevice without a device, positive event times with one") {
+  // Both branches assert: the no-device branch is the path CI and the GPU script's "not run" take.
+  const TransformerShape tiny = calibration_cpu_shape();
+  if (gpu::device_count() == 0) {
+    CHECK_THROWS_AS(CudaStepBackend(tiny, 2, 64, 1, 8), NoCudaDevice);
+    return;
+  }
+  CudaStepBackend cuda(tiny, 2, 64, 1, 8);
+  const VerifyBatch decode{{{8, 3, false}, {20, 1, false}}};
+  const VerifyBatch prefill{{{0, 32, true}}};  // 32 tokens: beyond the 8-token graphs, eager
+  CHECK(cuda.verify_us(decode) > 0);
+  CHECK(cuda.verify_us(prefill) > 0);
+  CHECK(cuda.draft_us(DraftBatch{4, true, {8, 20}}) > 0);
+  CHECK_THROWS_AS(cuda.verify_us(VerifyBatch{{{0, 1, false}, {0, 1, false}, {0, 1, false}}}),
+                  std::invalid_argument);
 }
