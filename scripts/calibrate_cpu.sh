@@ -41,7 +41,8 @@ target (2 layers, hidden 192, vocab 512), timed in thread CPU time. Not a GPU me
     SWEEP_CAP=40 REPLAY_CAP=25  # two replays: the chain stage has 120 s in all
     NOTES="The project's CUDA kernels (bf16 weights drawn on the device, cuBLAS GEMMs, CUDA \
 graphs per token bucket up to 512), timed with CUDA events."
-    WORKLOAD=(--synthetic rate=20,cv=1.0,prompt=lognormal:600:0.5,output=lognormal:120:0.5,domain=chat,duration_s=4
+    # Narrow lengths: a request must fit its 2560-token slot (prompt + output < 2300 even at z = 5).
+    WORKLOAD=(--synthetic rate=20,cv=1.0,prompt=lognormal:400:0.3,output=lognormal:100:0.3,domain=chat,duration_s=4
       --max-running 32 --max-batch-tokens 512)
     ;;
   *) echo "calibrate_cpu.sh: BACKEND must be cpu or cuda" >&2; exit 2 ;;

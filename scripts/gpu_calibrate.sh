@@ -78,8 +78,13 @@ else
   # 3. Every kernel against its CPU reference, then again under compute-sanitizer (memcheck)
   # with the debug switch that synchronises after every launch, so a fault names its launch.
   stage kernel_check 45 "GPU vs CPU reference" "$BUILD/kernels/sparksim_kernel_check"
-  if command -v compute-sanitizer > /dev/null || [[ -x /usr/local/cuda/bin/compute-sanitizer ]]; then
-    sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  # (The toolkit's optional cuda-sanitizer component: absent from the development machine.)
+  sanitizer=""
+  for candidate in "$(command -v compute-sanitizer)" /usr/local/cuda/bin/compute-sanitizer \
+    /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+    [[ -n "$candidate" && -x "$candidate" ]] && { sanitizer=$candidate; break; }
+  done
+  if [[ -n "$sanitizer" ]]; then
     stage kernel_check_sanitizer 60 "compute-sanitizer memcheck, SPARKSIM_CUDA_SYNC=1" \
       env SPARKSIM_CUDA_SYNC=1 "$sanitizer" --tool memcheck --error-exitcode 3 \
       "$BUILD/kernels/sparksim_kernel_check"
