@@ -4,7 +4,8 @@
 // over the device-to-device copy bandwidth measured in the same run (kernels/bandwidth_floor.hpp).
 // Each width runs eagerly and as a CUDA graph of its token bucket; then one greedy engine step
 // (draft 7 -> verify 1 + 3 per request -> accept -> context update) of 16 requests on the
-// published DSpark drafter. A benchmark that prints figures; it asserts nothing. Needs a GPU.
+// published DSpark drafter, and the Markov head's share of a 128-request drafter round. A benchmark
+// that prints figures; it asserts nothing. Needs a GPU.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -107,6 +108,35 @@ int main(int argc, char** argv) {
         "(min %.1f, max %.1f)\n",
         max_requests, ds.block_size, context, step_us[step_us.size() / 2], step_us.front(),
         step_us.back());
+    // The Markov head's share of a drafter round (issue 22's target: <= 2% at R = 128, gamma 7):
+    // the same round with (DSpark) and without (dflash) the head and the confidence.
+    const int round_requests = 128;
+    const KvCacheShape rcs{ds.layers, round_requests, context + 64, shape.kv_heads, shape.head_dim};
+    gpu::DsparkModel round_drafter(step_target, ds, 3, 0.02, rcs);
+    const auto median_round_us = [&](bool markov) {
+      DraftRequest request;
+      for (int r = 0; r < round_requests; ++r) {
+        request.anchors.push_back((r * 131) % shape.vocab);
+        request.context_lens.push_back(context);
+        request.slots.push_back(r);
+      }
+      request.markov_and_confidence = markov;
+      round_drafter.set_draft(request);
+      std::vector<double> us;
+      for (int i = 0; i < 11; ++i) {
+        const double t = round_drafter.run_timed_us();
+        if (i >= 2) us.push_back(t);
+      }
+      std::sort(us.begin(), us.end());
+      return us[us.size() / 2];
+    };
+    const double with_head = median_round_us(true);
+    const double without_head = median_round_us(false);
+    std::printf(
+        "drafter round, R = %d, gamma %d, context %d: dspark %.1f us, dflash %.1f us, "
+        "Markov head + confidence %.2f%% of the round\n",
+        round_requests, ds.block_size, context, with_head, without_head,
+        100.0 * (with_head - without_head) / with_head);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sparksim_verify_bench: %s\n", e.what());
     return 1;
