@@ -15,9 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "kernels/draft_request.hpp"
 #include "kernels/ragged_batch.hpp"
 #include "kernels/random_weights.hpp"
 #include "kernels/reference/rejection_ref.hpp"
+#include "kernels/reference/step_ref.hpp"
 #include "kernels/timing/stable_sampling.hpp"
 
 namespace sparksim::kernels::gpu {
@@ -54,7 +56,10 @@ std::vector<float> softmax(const std::vector<float>& logits, int rows, int n, do
 RejectionResult rejection_verify(const RejectionBatch& batch);
 
 // The target's verify forward on the device: bf16 weights and KV cache, fp32 residual stream,
-// cuBLAS GEMMs with fp32 accumulation, the kernels above in between.
+// cuBLAS GEMMs with fp32 accumulation, the kernels above in between. Graph-capturable: index
+// buffers of a fixed capacity (grown only by set_batch beyond it, which drops captured graphs),
+// a preallocated cuBLAS workspace, padding rows pointed at a spare KV slot no request owns, and no
+// host synchronisation inside set_batch (double-buffered pinned staging, stream-ordered copies).
 class VerifyModel {
  public:
   // Weights uploaded from the host (small shapes, the comparisons).
@@ -67,21 +72,59 @@ class VerifyModel {
   VerifyModel(const VerifyModel&) = delete;
   VerifyModel& operator=(const VerifyModel&) = delete;
 
+  const TransformerShape& shape() const;
   std::size_t weight_bytes() const;
   void upload_kv(const HostKvCache& cache);
   HostKvCache download_kv() const;
-  // Logits [T x vocab] (fp32); appends the batch's K/V to the device cache.
+  // A new KV cache (zeroed) of another slot count or capacity, same weights: the sweep changes
+  // contexts without redrawing weights. Layers and heads must match the model.
+  void resize_kv(const KvCacheShape& cache);
+  // Token capacity of the index buffers and workspaces, allocated now (0 < tokens).
+  void reserve_tokens(int tokens);
+  // Logits [T x vocab] (fp32) of every row; appends the batch's K/V to the device cache.
   std::vector<float> forward(const RaggedBatch& batch);
 
-  // The same in three parts, for timing: set_batch validates and uploads the indices (host
-  // work); run enqueues the forward on the model's stream without synchronising; logits waits
-  // and downloads. Repeated runs rewrite the same cache positions.
-  void set_batch(const RaggedBatch& batch);
+  // The same in three parts, for timing: set_batch validates and stages the indices (host work,
+  // no synchronisation with the device); run enqueues the forward on the model's stream; logits
+  // waits and downloads. prefill[r] (empty: none) marks request r a prefill chunk: only its last
+  // row gets logits (logit_rows of verify_rows.hpp); the LM head runs on those rows alone.
+  // Repeated runs rewrite the same cache positions.
+  void set_batch(const RaggedBatch& batch, const std::vector<bool>& prefill = {});
   void run();
-  std::vector<float> logits() const;
-  // Times run() of the current batch with CUDA events, flushing L2 (a memset of l2_flush_bytes)
-  // before every sample, until the noise target of `options` (or its cap).
+  int logit_row_count() const;
+  std::vector<float> logits() const;  // [logit rows x vocab]
+  // CUDA graphs per token bucket (graph_buckets(max_bucket) of verify_rows.hpp, the time model's
+  // padding rule): a batch of at most max_bucket tokens is padded to its bucket and its decoder
+  // layers replay the graph captured for that bucket at first use; the gather and the LM head
+  // run after it, on the real rows. 0 (the default): eager. SPARKSIM_CUDA_SYNC=1 forces eager.
+  void use_graphs(int max_bucket);
+  // One sample of run() in microseconds between CUDA events, L2 flushed first (a memset of
+  // l2_flush_bytes outside the timed region; 0: no flush).
+  double run_timed_us(std::size_t l2_flush_bytes);
+  // Times run() of the current batch until the noise target of `options` (or its cap).
   TimingStats time_run(const SamplingOptions& options, std::size_t l2_flush_bytes);
+
+  // Target layers whose hidden states (after the layer's MLP residual) every run stores, bf16,
+  // as rows [T x ids * hidden] on the device: the drafter's context input. Empty: none.
+  void set_capture_layers(const std::vector<int>& layer_ids);
+  // Raw device handles for a step runner (greedy_step.cu): the model's stream (a cudaStream_t),
+  // the current batch's token ids (set_batch's copy is ordered on that stream, so a kernel
+  // enqueued there after set_batch may rewrite them before run), the logits of the logit rows,
+  // the captured states. Valid until the next set_batch, reserve_tokens or set_capture_layers.
+  struct DeviceView {
+    void* stream = nullptr;
+    int* tokens = nullptr;
+    const float* logits = nullptr;
+    const void* states = nullptr;
+  };
+  DeviceView device_view() const;
+
+  // The embedding and LM head on the device (bf16), which the drafter borrows.
+  struct DeviceHeads {
+    const void* embed = nullptr;
+    const void* lm_head = nullptr;
+  };
+  DeviceHeads heads() const;
 
  private:
   struct Impl;
@@ -108,20 +151,79 @@ struct GpuDraftResult {
 // for its context plus gamma.
 class DsparkModel {
  public:
+  // Weights uploaded from the host (small shapes, the comparisons).
   DsparkModel(const TargetWeights& target, const DraftWeights& draft, const KvCacheShape& cache);
+  // Weights drawn on the device, equal to make_random_draft_weights(target.shape(), draft, seed,
+  // matrix_std); the embedding and LM head are the target's device tensors, borrowed (`target`
+  // must outlive this model): no host copy of any weight, as real shapes need.
+  DsparkModel(const VerifyModel& target, const DraftShape& draft, std::uint64_t seed,
+              double matrix_std, const KvCacheShape& cache);
   ~DsparkModel();
   DsparkModel(const DsparkModel&) = delete;
   DsparkModel& operator=(const DsparkModel&) = delete;
 
   void upload_kv(const HostKvCache& cache);
   HostKvCache download_kv() const;
+  // A new draft cache (zeroed) of another slot count or capacity, same weights.
+  void resize_kv(const KvCacheShape& cache);
   // states [n x ids * hidden] (bf16-exact): request r's rows cu_seqlens[r].. of `rows` are its
   // positions context_lens[r].. in slot slots[r]; rows.tokens only sizes the batch.
   void context_update(const std::vector<float>& states, const RaggedBatch& rows);
-  // temperature <= 0: greedy; else uniforms [R x gamma]. markov_and_confidence false: dflash.
+  // The same from states already on the device (bf16 [n x ids * hidden], e.g. VerifyModel's
+  // captured states of the same rows), enqueued on this model's stream after the work already
+  // enqueued on `after` (a cudaStream_t; nullptr: none); no synchronisation.
+  void context_update_device(const void* states, const RaggedBatch& rows, void* after);
+  // The model's stream (a cudaStream_t), the drafted tokens of the last run [R x gamma], gamma.
+  struct DeviceView {
+    void* stream = nullptr;
+    const int* tokens = nullptr;
+    int gamma = 0;
+  };
+  DeviceView device_view() const;
+
+  // One round in three parts: set_draft validates (DraftRequest::validate: a repeated slot is
+  // refused) and enqueues the index uploads; run enqueues the round on the model's stream;
+  // results waits and downloads (tokens, p_draft, base logits, confidence: R x gamma x vocab
+  // floats twice, so a timing loop never calls it).
+  void set_draft(const DraftRequest& request);
+  void run();
+  GpuDraftResult results() const;
+  // One sample of run() in microseconds between CUDA events.
+  double run_timed_us();
+  // set_draft + run + results. temperature <= 0: greedy; else uniforms [R x gamma].
+  // markov_and_confidence false: dflash.
   GpuDraftResult draft(const std::vector<int>& anchors, const std::vector<int>& context_lens,
                        const std::vector<int>& slots, double temperature,
                        const std::vector<double>& uniforms, bool markov_and_confidence);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One greedy DSpark engine step on the device, the semantics of dspark_greedy_step_ref (target
+// and drafter caches share slot numbers): draft -> verify [anchor, x_1..x_l] over ragged widths
+// -> greedy acceptance -> commit -> the drafter's context update. The data stay on the device
+// between stages: the drafted tokens enter the verify batch by a device copy, the captured target
+// states feed the context update directly; only the R accepted counts and committed tokens and
+// the drafted ids come back, as a scheduler needs them. The context update takes every verified
+// row (1 + l per request, shapes known before the step); rows past the committed ones are
+// overwritten by the next round, as the target's rejected K/V are.
+class GreedyStepRunner {
+ public:
+  // Sets the target's capture layers to the drafter's target_layer_ids. Both models must outlive
+  // the runner.
+  GreedyStepRunner(VerifyModel& target, DsparkModel& drafter, const DraftShape& drafter_shape);
+  ~GreedyStepRunner();
+  GreedyStepRunner(const GreedyStepRunner&) = delete;
+  GreedyStepRunner& operator=(const GreedyStepRunner&) = delete;
+  // Advances `requests` (context_len += 1 + accepted, anchor = the final committed token);
+  // outcome.states stays empty (the states never leave the device). verify_lengths[r] is clamped
+  // to [0, gamma].
+  std::vector<StepOutcome> step(std::vector<SpecRequest>& requests,
+                                const std::vector<int>& verify_lengths);
+  // The last step's device time between CUDA events, draft to context update, microseconds.
+  double last_step_us() const;
 
  private:
   struct Impl;

@@ -3,15 +3,16 @@
 
 #include <cmath>
 
-#include "common/rng.hpp"
 #include "kernels/bf16.hpp"
+#include "kernels/weight_draw.hpp"
 
 namespace sparksim::kernels {
 
 float random_weight(std::uint64_t seed, std::uint64_t tensor_id, std::uint64_t index, double center,
                     double half_width) {
-  const double u = counter_uniform(derive_seed(seed, tensor_id), index);
-  return round_to_bf16(static_cast<float>(center + half_width * (2.0 * u - 1.0)));
+  // The device generator (cuda/device_init.cu) runs the same weight_draw::value.
+  return round_to_bf16(static_cast<float>(
+      weight_draw::value(weight_draw::tensor_key(seed, tensor_id), index, center, half_width)));
 }
 
 namespace {

@@ -7,8 +7,8 @@
 #   scripts/gpu_calibrate.sh [--dry-run] [--build DIR]
 # --dry-run: no GPU needed; the GPU stages are recorded "not run" and the chain runs on the CPU
 # backend (scripts/calibrate_cpu.sh): what CI runs (ctest calibration/gpu_script_dry_run).
-# Until the CUDA StepBackend exists (issue 22), the sweep / fit / replay stages run on the CPU
-# backend even on a GPU machine, and say so in stages.tsv.
+# On a GPU the chain runs on the CUDA backend (qwen3-8b, device-drawn weights, CUDA graphs per
+# token bucket); a stage whose binary finds no device records "not run" (exit 77).
 set -uo pipefail
 DRY_RUN=0
 BUILD=build-sm90
@@ -32,6 +32,7 @@ stage() {
   local t0=$SECONDS status
   timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
   status=$?
+  [[ $status == 77 ]] && status="not run"  # the binary found no CUDA device
   printf '%s\t%s\t%s\t%s\n' "$name" "$status" "$((SECONDS - t0))" "$note" >> "$STAGES"
   echo "[$((SECONDS - started)) s] $name: exit $status"
   return 0
@@ -61,6 +62,7 @@ if [[ $DRY_RUN == 1 ]]; then
   BUILD=${DRY_RUN_BUILD:-build}
   not_run build_kernels "dry run"
   not_run kernel_check "dry run (no GPU)"
+  not_run kernel_check_sanitizer "dry run (no GPU)"
   not_run verify_bench "dry run (no GPU)"
 else
   # 2. Binaries: the carried sm_90 build if its libraries resolve here, else a kernels-only build.
@@ -73,23 +75,43 @@ else
   else
     printf 'build_kernels\tcarried\t0\t%s\n' "$BUILD" >> "$STAGES"
   fi
-  # 3. Every kernel against its CPU reference; 4. the verify forward against the bandwidth floor.
-  stage kernel_check 60 "GPU vs CPU reference" "$BUILD/kernels/sparksim_kernel_check"
-  stage verify_bench 90 "qwen3-8b, 2k context" "$BUILD/kernels/sparksim_verify_bench" \
+  # 3. Every kernel against its CPU reference, then again under compute-sanitizer (memcheck)
+  # with the debug switch that synchronises after every launch, so a fault names its launch.
+  stage kernel_check 45 "GPU vs CPU reference" "$BUILD/kernels/sparksim_kernel_check"
+  # (The toolkit's optional cuda-sanitizer component: absent from the development machine.)
+  sanitizer=""
+  for candidate in "$(command -v compute-sanitizer)" /usr/local/cuda/bin/compute-sanitizer \
+    /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+    [[ -n "$candidate" && -x "$candidate" ]] && { sanitizer=$candidate; break; }
+  done
+  if [[ -n "$sanitizer" ]]; then
+    stage kernel_check_sanitizer 60 "compute-sanitizer memcheck, SPARKSIM_CUDA_SYNC=1" \
+      env SPARKSIM_CUDA_SYNC=1 "$sanitizer" --tool memcheck --error-exitcode 3 \
+      "$BUILD/kernels/sparksim_kernel_check"
+  else
+    not_run kernel_check_sanitizer "compute-sanitizer not found"
+  fi
+  # 4. The verify forward against the bandwidth floor.
+  stage verify_bench 60 "qwen3-8b, 2k context" "$BUILD/kernels/sparksim_verify_bench" \
     --target qwen3-8b --context 2048 --width 4
 fi
 
 # 5. Sweep -> fit -> simulate -> replay -> fidelity. The fit and the simulation need the sparksim
 # binary (Boost, Eigen...); where it is missing (kernels-only build) only the sweep runs and the
 # fit happens back on the development machine from $OUT/chain/sweep.csv.
+CHAIN_BACKEND=cuda
+[[ $DRY_RUN == 1 ]] && CHAIN_BACKEND=cpu
 if [[ -x "$BUILD/sparksim" ]]; then
-  stage chain 120 "CPU backend (the CUDA StepBackend is not implemented yet)" \
+  stage chain 120 "$CHAIN_BACKEND backend" env BACKEND=$CHAIN_BACKEND \
     ./scripts/calibrate_cpu.sh "$BUILD" "$OUT/chain"
 else
   mkdir -p "$OUT/chain"
-  stage sweep 120 "CPU backend (the CUDA StepBackend is not implemented yet)" \
-    "$BUILD/kernels/sparksim_calibrate_kernels" sweep --backend cpu --time-cap-s 120 \
-    --out "$OUT/chain/sweep.csv" --info "$OUT/chain/sweep_info.txt"
+  target=()
+  [[ $CHAIN_BACKEND == cuda ]] && target=(--target qwen3-8b --graphs 512 --max-requests 32 \
+    --slot-tokens 2560)
+  stage sweep 120 "$CHAIN_BACKEND backend" \
+    "$BUILD/kernels/sparksim_calibrate_kernels" sweep --backend $CHAIN_BACKEND "${target[@]}" \
+    --time-cap-s 100 --out "$OUT/chain/sweep.csv" --info "$OUT/chain/sweep_info.txt"
 fi
 echo "gpu_calibrate.sh: $((SECONDS - started)) s; stages in $STAGES"
 # Exit status: the chain's (or the sweep's), so CI fails when the pipeline breaks.

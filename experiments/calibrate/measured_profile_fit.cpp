@@ -11,6 +11,7 @@
 
 #include "common/input_error.hpp"
 #include "experiments/report/csv_table.hpp"
+#include "profiles/analytic_profile.hpp"
 #include "profiles/fit/design_matrix.hpp"
 #include "profiles/fit/least_squares_fit.hpp"
 #include "profiles/sps_belief.hpp"
@@ -78,19 +79,31 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
                     vtok = t.column("verify_tokens"), ptok = t.column("prefill_tokens"),
                     ctx = t.column("decode_context_tokens"),
                     vpairs = t.column("verify_attention_pairs"),
-                    ppairs = t.column("prefill_attention_pairs"), us = t.column("median_us");
+                    ppairs = t.column("prefill_attention_pairs"), us = t.column("time_us");
+  // A backend that replays CUDA graphs (graph_max_bucket > 0 in the info; absent in older ones)
+  // pays the dense part at the padded token count: the fit's token term is padded the same way
+  // the time model pads (vLLM's buckets), and the profile declares those buckets.
+  const std::int64_t graph_max_bucket =
+      info.contains("graph_max_bucket") ? std::stoll(info.at("graph_max_bucket")) : 0;
+  const std::vector<std::int64_t> buckets = vllm_graph_buckets(graph_max_bucket);
+  const auto padded = [&](double tokens) {
+    for (std::int64_t b : buckets) {
+      if (static_cast<double>(b) >= tokens) return static_cast<double>(b);
+    }
+    return tokens;
+  };
   DesignMatrix verify({"fixed_us", "per_token_us", "kv_read_us", "pair_us"});
   std::map<std::string, DesignMatrix> drafts;
   for (std::size_t r = 0; r < t.rows(); ++r) {
     const double observed = t.number(r, us);
-    if (!(observed > 0)) t.fail(r, "median_us must be positive");
+    if (!(observed > 0)) t.fail(r, "time_us must be positive");
     const std::string& k = t.cell(r, kind);
     const auto n = [&](std::size_t c) {
       return static_cast<double>(t.integer_in(r, c, 0, std::int64_t{1} << 40));
     };
     if (k == "verify") {
       const bool prefill = n(ptok) > 0;
-      verify.add({1.0, n(vtok) + n(ptok), n(ctx), n(vpairs) + n(ppairs)}, observed,
+      verify.add({1.0, padded(n(vtok) + n(ptok)), n(ctx), n(vpairs) + n(ppairs)}, observed,
                  prefill ? "with prefill" : (n(vtok) <= 8 ? "decode B<=8" : "decode B>8"), 0,
                  t.cell(r, label));
     } else if (k == "dspark" || k == "dflash") {
@@ -117,6 +130,8 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
   p.provenance.git_sha = in.git_sha;
   p.provenance.notes = in.notes + " Host overhead measured: " + info.at("host_overhead_us") +
                        " us per step. Sweep noise (median IQR/median): " + info.at("median_noise") +
+                       ". Statistic of the repeats: " +
+                       (info.contains("estimator") ? info.at("estimator") : std::string("median")) +
                        ".";
   p.target = info.at("target");
   p.kv_bytes_per_token = std::stod(info.at("kv_bytes_per_token"));
@@ -125,8 +140,10 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
   p.hbm_bytes = p.weights_bytes + std::stod(info.at("kv_capacity_tokens")) * p.kv_bytes_per_token;
   p.host_overhead_us = std::stod(info.at("host_overhead_us"));
   p.verify.fixed_us = v.coefficient("fixed_us");
-  // The CPU has no CUDA graphs: no padding buckets; the dense part is linear in tokens.
+  // Linear dense part; padded to the graph buckets where the backend replays graphs (none on
+  // the CPU).
   const double per_token = v.coefficient("per_token_us");
+  p.verify.graph_buckets = buckets;
   p.verify.dense_tokens = {1, 16384};
   p.verify.dense_us = {per_token, per_token * 16384};
   p.verify.kv_read_ns_per_context_token = 1000 * v.coefficient("kv_read_us");

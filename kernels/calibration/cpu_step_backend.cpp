@@ -99,17 +99,7 @@ double CpuStepBackend::verify_us(const VerifyBatch& batch) {
   if (static_cast<int>(batch.segments.size()) > max_requests_) {
     throw std::invalid_argument("verify batch has more requests than the backend's slots");
   }
-  RaggedBatch ragged;
-  ragged.cu_seqlens.push_back(0);
-  for (std::size_t r = 0; r < batch.segments.size(); ++r) {
-    const BatchSegment& s = batch.segments[r];
-    for (int t = 0; t < s.width; ++t) {
-      ragged.tokens.push_back((s.context + t) * 7919 % shape_.vocab);
-    }
-    ragged.cu_seqlens.push_back(static_cast<int>(ragged.tokens.size()));
-    ragged.context_lens.push_back(s.context);
-    ragged.slots.push_back(static_cast<int>(r));  // contents do not change the time
-  }
+  const RaggedBatch ragged = ragged_batch_of(batch, shape_.vocab);
   ragged.validate(target_cache_.shape, shape_.vocab);
   const double start = thread_cpu_us();
   const std::vector<double> logits = verify_forward_ref(target_, ragged, target_cache_);

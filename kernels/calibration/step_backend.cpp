@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace sparksim::kernels {
 
@@ -10,6 +11,25 @@ int VerifyBatch::total_tokens() const {
   int total = 0;
   for (const BatchSegment& s : segments) total += s.width;
   return total;
+}
+
+RaggedBatch ragged_batch_of(const VerifyBatch& batch, int vocab) {
+  RaggedBatch ragged;
+  ragged.cu_seqlens.push_back(0);
+  for (std::size_t r = 0; r < batch.segments.size(); ++r) {
+    const BatchSegment& s = batch.segments[r];
+    for (int t = 0; t < s.width; ++t) ragged.tokens.push_back((s.context + t) * 7919 % vocab);
+    ragged.cu_seqlens.push_back(static_cast<int>(ragged.tokens.size()));
+    ragged.context_lens.push_back(s.context);
+    ragged.slots.push_back(static_cast<int>(r));
+  }
+  return ragged;
+}
+
+std::vector<bool> prefill_flags_of(const VerifyBatch& batch) {
+  std::vector<bool> flags;
+  for (const BatchSegment& s : batch.segments) flags.push_back(s.prefill);
+  return flags;
 }
 
 namespace {
@@ -22,19 +42,58 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
+RobustTiming summarise(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  RobustTiming t;
+  t.samples = static_cast<int>(samples.size());
+  t.median_us = quantile(samples, 0.5);
+  const std::size_t half = (samples.size() + 1) / 2;
+  double fast = 0;
+  for (std::size_t i = 0; i < half; ++i) fast += samples[i];
+  t.lower_half_us = fast / static_cast<double>(half);
+  t.noise = t.median_us > 0 ? (quantile(samples, 0.75) - quantile(samples, 0.25)) / t.median_us : 0;
+  return t;
+}
+
 }  // namespace
+
+TimingEstimator parse_timing_estimator(const std::string& name) {
+  if (name == "median") return TimingEstimator::kMedian;
+  if (name == "lower-half") return TimingEstimator::kLowerHalf;
+  throw std::invalid_argument("estimator \"" + name + "\": median or lower-half");
+}
+
+const char* timing_estimator_name(TimingEstimator e) {
+  return e == TimingEstimator::kMedian ? "median" : "lower-half";
+}
+
+double estimate_us(const RobustTiming& t, TimingEstimator e) {
+  return e == TimingEstimator::kMedian ? t.median_us : t.lower_half_us;
+}
 
 RobustTiming time_robustly(const std::function<double()>& sample_us, int warmup, int repeats) {
   if (warmup < 0 || repeats < 1) throw std::invalid_argument("time_robustly: repeats must be >= 1");
   for (int i = 0; i < warmup; ++i) sample_us();
   std::vector<double> samples(static_cast<std::size_t>(repeats));
   for (double& s : samples) s = sample_us();
-  std::sort(samples.begin(), samples.end());
-  RobustTiming t;
-  t.samples = repeats;
-  t.median_us = quantile(samples, 0.5);
-  t.noise = t.median_us > 0 ? (quantile(samples, 0.75) - quantile(samples, 0.25)) / t.median_us : 0;
-  return t;
+  return summarise(std::move(samples));
+}
+
+std::vector<RobustTiming> time_interleaved(const std::vector<std::function<double()>>& samplers,
+                                           int warmup, int repeats) {
+  if (warmup < 0 || repeats < 1) {
+    throw std::invalid_argument("time_interleaved: repeats must be >= 1");
+  }
+  for (int round = 0; round < warmup; ++round) {
+    for (const auto& sample : samplers) sample();
+  }
+  std::vector<std::vector<double>> samples(samplers.size());
+  for (int round = 0; round < repeats; ++round) {
+    for (std::size_t i = 0; i < samplers.size(); ++i) samples[i].push_back(samplers[i]());
+  }
+  std::vector<RobustTiming> out;
+  for (std::vector<double>& s : samples) out.push_back(summarise(std::move(s)));
+  return out;
 }
 
 }  // namespace sparksim::kernels

@@ -1,13 +1,15 @@
 // The one interface the calibration pipeline measures through: a backend executes a verify
 // forward over a ragged batch (decode widths and prefill chunks at given contexts) or one drafter
-// round, and reports one wall-clock sample in microseconds. The CPU references are one backend
-// (cpu_step_backend.hpp); the CUDA kernels are to be the other. The sweep, the replay and the
-// robust timer know nothing else about the device.
+// round, and reports one sample in microseconds. The CPU references are one backend
+// (cpu_step_backend.hpp), the CUDA kernels the other (cuda_step_backend.hpp). The sweep, the
+// replay and the robust timer know nothing else about the device.
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "kernels/ragged_batch.hpp"
 
 namespace sparksim::kernels {
 
@@ -24,6 +26,11 @@ struct VerifyBatch {
   std::vector<BatchSegment> segments;
   int total_tokens() const;
 };
+
+// The batch as the kernels take it: request r in slot r, token ids a fixed function of the
+// position (contents do not change the time); prefill flags beside it (verify_rows.hpp).
+RaggedBatch ragged_batch_of(const VerifyBatch& batch, int vocab);
+std::vector<bool> prefill_flags_of(const VerifyBatch& batch);
 
 // One drafter round: every request drafts a block of gamma tokens after `contexts[r]` cached
 // positions. markov = true: DSpark (Markov head and confidence); false: dflash.
@@ -50,11 +57,29 @@ class StepBackend {
 // CPU; noise is the interquartile range over the median.
 struct RobustTiming {
   double median_us = 0;
-  double noise = 0;  // (p75 - p25) / median
+  double lower_half_us = 0;  // mean of the fastest ceil(n / 2) samples
+  double noise = 0;          // (p75 - p25) / median
   int samples = 0;
 };
 
+// Which statistic of the repeats a sweep or replay reports. The median resists outliers on
+// both sides; the lower-half mean (a trimmed mean keeping the fastest half) assumes interference
+// only ever adds time (another tenant's time slice, evicted caches), as on a shared CPU, and then
+// estimates the undisturbed cost with less spread than the median of few samples.
+enum class TimingEstimator { kMedian, kLowerHalf };
+// "median" or "lower-half"; throws std::invalid_argument otherwise.
+TimingEstimator parse_timing_estimator(const std::string& name);
+const char* timing_estimator_name(TimingEstimator e);
+double estimate_us(const RobustTiming& t, TimingEstimator e);
+
 // `warmup` discarded samples, then `repeats` kept ones (repeats >= 1).
 RobustTiming time_robustly(const std::function<double()>& sample_us, int warmup, int repeats);
+
+// The same for several items, interleaved: `warmup` rounds discarded, then `repeats` rounds, each
+// taking one sample of every item in order. On a shared machine a slow spell (another tenant's
+// burst, a frequency change) then lands on one sample of every item instead of on every sample
+// of the few items timed during it, and the medians absorb it. Result i is item i's.
+std::vector<RobustTiming> time_interleaved(const std::vector<std::function<double()>>& samplers,
+                                           int warmup, int repeats);
 
 }  // namespace sparksim::kernels

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -90,32 +91,53 @@ std::vector<ReplayStep> read_step_sequence(const std::string& path) {
 }
 
 ReplaySummary replay_steps(StepBackend& backend, const std::vector<ReplayStep>& steps, int repeats,
-                           double time_cap_s, std::ostream& csv) {
+                           double time_cap_s, std::ostream& csv, int interleave_block,
+                           TimingEstimator estimator) {
   const auto start = std::chrono::steady_clock::now();
   ReplaySummary summary;
   std::vector<double> noises;
   csv << "step,verify_tokens,prefill_tokens,decode_requests,verify_us,draft_us,measured_us,noise\n";
-  for (const ReplayStep& s : steps) {
+  const auto block = static_cast<std::size_t>(std::max(1, interleave_block));
+  for (std::size_t begin = 0; begin < steps.size(); begin += block) {
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
         time_cap_s) {
       summary.cut_by_time = true;
       break;
     }
-    const RobustTiming v = time_robustly([&] { return backend.verify_us(s.verify); }, 1, repeats);
-    RobustTiming d;
-    if (!s.draft.contexts.empty()) {
-      d = time_robustly([&] { return backend.draft_us(s.draft); }, 1, repeats);
+    const std::size_t end = std::min(steps.size(), begin + block);
+    // Samplers: each step's verify, then its drafter round when it has decodes.
+    std::vector<std::function<double()>> samplers;
+    std::vector<int> draft_sampler(end - begin, -1);
+    for (std::size_t i = begin; i < end; ++i) {
+      const ReplayStep& s = steps[i];
+      samplers.emplace_back([&backend, &s] { return backend.verify_us(s.verify); });
+      if (!s.draft.contexts.empty()) {
+        draft_sampler[i - begin] = static_cast<int>(samplers.size());
+        samplers.emplace_back([&backend, &s] { return backend.draft_us(s.draft); });
+      }
     }
-    const BatchFeatures f = features_of(s.verify);
-    const double total = v.median_us + d.median_us;
-    const double noise = total > 0 ? (v.noise * v.median_us + d.noise * d.median_us) / total : 0;
-    char row[160];
-    std::snprintf(row, sizeof row, "%lld,%lld,%lld,%lld,%.3f,%.3f,%.3f,%.5f\n", s.step,
-                  static_cast<long long>(f.verify_tokens), static_cast<long long>(f.prefill_tokens),
-                  static_cast<long long>(f.requests), v.median_us, d.median_us, total, noise);
-    csv << row << std::flush;
-    noises.push_back(noise);
-    ++summary.steps;
+    const std::vector<RobustTiming> t = time_interleaved(samplers, 1, repeats);
+    std::size_t at = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const ReplayStep& s = steps[i];
+      const RobustTiming v = t[at++];
+      RobustTiming d;
+      if (draft_sampler[i - begin] >= 0) d = t[at++];
+      const BatchFeatures f = features_of(s.verify);
+      const double verify_us = estimate_us(v, estimator);
+      const double draft_us = d.samples > 0 ? estimate_us(d, estimator) : 0.0;
+      const double total = verify_us + draft_us;
+      const double noise = total > 0 ? (v.noise * verify_us + d.noise * draft_us) / total : 0;
+      char row[160];
+      std::snprintf(row, sizeof row, "%lld,%lld,%lld,%lld,%.3f,%.3f,%.3f,%.5f\n", s.step,
+                    static_cast<long long>(f.verify_tokens),
+                    static_cast<long long>(f.prefill_tokens), static_cast<long long>(f.requests),
+                    verify_us, draft_us, total, noise);
+      csv << row;
+      noises.push_back(noise);
+      ++summary.steps;
+    }
+    csv << std::flush;
   }
   summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!noises.empty()) {

@@ -33,9 +33,13 @@ struct ReplaySummary {
   double median_noise = 0;
 };
 
-// Times each step (verify and draft, median of `repeats` after one warm-up) and appends
-// "step,verify_tokens,prefill_tokens,decode_requests,verify_us,draft_us,measured_us,noise" rows.
+// Times each step (verify and draft, median of `repeats` after one warm-up round, repeats
+// interleaved over blocks of `interleave_block` steps: time_interleaved) and appends
+// "step,verify_tokens,prefill_tokens,decode_requests,verify_us,draft_us,measured_us,noise" rows,
+// one block at a time.
+// `estimator` picks the statistic of the repeats (the sweep's, so the fit and the replay agree).
 ReplaySummary replay_steps(StepBackend& backend, const std::vector<ReplayStep>& steps, int repeats,
-                           double time_cap_s, std::ostream& csv);
+                           double time_cap_s, std::ostream& csv, int interleave_block = 16,
+                           TimingEstimator estimator = TimingEstimator::kMedian);
 
 }  // namespace sparksim::kernels

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <random>
 
 namespace sparksim::kernels {
@@ -98,7 +99,7 @@ BatchFeatures features_of(const VerifyBatch& batch) {
 
 const char* sweep_csv_header() {
   return "kind,label,requests,gamma,verify_tokens,prefill_tokens,decode_context_tokens,"
-         "verify_attention_pairs,prefill_attention_pairs,median_us,noise,samples";
+         "verify_attention_pairs,prefill_attention_pairs,time_us,noise,samples";
 }
 
 SweepSummary run_sweep(StepBackend& backend, const std::vector<SweepPoint>& points,
@@ -111,31 +112,44 @@ SweepSummary run_sweep(StepBackend& backend, const std::vector<SweepPoint>& poin
   summary.planned = static_cast<int>(points.size());
   std::vector<double> noises;
   csv << sweep_csv_header() << "\n" << std::flush;
-  for (const SweepPoint& p : points) {
+  const auto block = static_cast<std::size_t>(std::max(1, limits.interleave_block));
+  for (std::size_t begin = 0; begin < points.size(); begin += block) {
     if (wall() > limits.time_cap_s) {
       summary.cut_by_time = true;
       break;
     }
-    const bool verify = p.kind == "verify";
-    const RobustTiming t = time_robustly(
-        [&] { return verify ? backend.verify_us(p.verify) : backend.draft_us(p.draft); },
-        limits.warmup, limits.repeats);
-    BatchFeatures f;
-    if (verify) {
-      f = features_of(p.verify);
-    } else {
-      f.requests = static_cast<std::int64_t>(p.draft.contexts.size());
-      for (int c : p.draft.contexts) f.decode_context_tokens += c;
+    const std::size_t end = std::min(points.size(), begin + block);
+    std::vector<std::function<double()>> samplers;
+    for (std::size_t i = begin; i < end; ++i) {
+      const SweepPoint& p = points[i];
+      samplers.emplace_back([&backend, &p] {
+        return p.kind == "verify" ? backend.verify_us(p.verify) : backend.draft_us(p.draft);
+      });
     }
-    char numbers[96];
-    std::snprintf(numbers, sizeof numbers, "%.3f,%.5f,%d", t.median_us, t.noise, t.samples);
-    csv << p.kind << "," << p.label << "," << f.requests << "," << (verify ? 0 : p.draft.gamma)
-        << "," << f.verify_tokens << "," << f.prefill_tokens << "," << f.decode_context_tokens
-        << "," << f.verify_attention_pairs << "," << f.prefill_attention_pairs << "," << numbers
-        << "\n"
-        << std::flush;
-    noises.push_back(t.noise);
-    ++summary.measured;
+    const std::vector<RobustTiming> timings =
+        time_interleaved(samplers, limits.warmup, limits.repeats);
+    for (std::size_t i = begin; i < end; ++i) {
+      const SweepPoint& p = points[i];
+      const RobustTiming& t = timings[i - begin];
+      const bool verify = p.kind == "verify";
+      BatchFeatures f;
+      if (verify) {
+        f = features_of(p.verify);
+      } else {
+        f.requests = static_cast<std::int64_t>(p.draft.contexts.size());
+        for (int c : p.draft.contexts) f.decode_context_tokens += c;
+      }
+      char numbers[96];
+      std::snprintf(numbers, sizeof numbers, "%.3f,%.5f,%d", estimate_us(t, limits.estimator),
+                    t.noise, t.samples);
+      csv << p.kind << "," << p.label << "," << f.requests << "," << (verify ? 0 : p.draft.gamma)
+          << "," << f.verify_tokens << "," << f.prefill_tokens << "," << f.decode_context_tokens
+          << "," << f.verify_attention_pairs << "," << f.prefill_attention_pairs << "," << numbers
+          << "\n";
+      noises.push_back(t.noise);
+      ++summary.measured;
+    }
+    csv << std::flush;
   }
   summary.wall_s = wall();
   if (!noises.empty()) {

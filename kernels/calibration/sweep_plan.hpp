@@ -46,9 +46,13 @@ struct BatchFeatures {
 BatchFeatures features_of(const VerifyBatch& batch);
 
 struct SweepLimits {
-  double time_cap_s = 30;  // stop starting new points after this much wall time
+  double time_cap_s = 30;  // stop starting new blocks of points after this much wall time
   int warmup = 1;
   int repeats = 5;
+  // Points timed together, their repeats interleaved (time_interleaved); rows are written per
+  // block, so a run cut short keeps every finished block.
+  int interleave_block = 16;
+  TimingEstimator estimator = TimingEstimator::kMedian;  // what the time_us column holds
 };
 
 struct SweepSummary {
@@ -61,7 +65,8 @@ struct SweepSummary {
 
 // Header line of the sweep CSV.
 const char* sweep_csv_header();
-// Runs the points in order, writing the header then one flushed row per point.
+// Runs the points in order, in interleaved blocks, writing the header then one flushed row per
+// point as its block finishes.
 SweepSummary run_sweep(StepBackend& backend, const std::vector<SweepPoint>& points,
                        const SweepLimits& limits, std::ostream& csv);
 

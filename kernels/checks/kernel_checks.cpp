@@ -14,7 +14,9 @@
 #include "kernels/reference/dspark_ref.hpp"
 #include "kernels/reference/ops_ref.hpp"
 #include "kernels/reference/rejection_ref.hpp"
+#include "kernels/reference/step_ref.hpp"
 #include "kernels/reference/verify_forward_ref.hpp"
+#include "kernels/verify_rows.hpp"
 
 namespace sparksim::kernels {
 
@@ -250,7 +252,23 @@ CheckResult check_verify_forward(Inputs& in, std::uint64_t seed) {
   model.upload_kv(cache);
   const std::vector<float> got = model.forward(batch);
   const std::vector<double> ref = verify_forward_ref(w, batch, cache);
-  return compare_nmse("verify_forward", got, ref, tol::kVerifyForwardNmse);
+  CheckResult all = compare_nmse("verify_forward", got, ref, tol::kVerifyForwardNmse);
+  if (!all.passed) return all;
+  // The LM head on gathered rows: request 0 as a prefill chunk (its last row only), the others
+  // verified in full; the same rows of the reference. Repeated runs rewrite the same K/V.
+  const std::vector<bool> prefill = {true, false, false};
+  const std::vector<int> rows = logit_rows(batch, prefill);
+  model.set_batch(batch, prefill);
+  model.run();
+  std::vector<double> ref_rows;
+  const auto v = static_cast<std::size_t>(shape.vocab);
+  for (int row : rows) {
+    ref_rows.insert(ref_rows.end(), ref.begin() + row * v, ref.begin() + (row + 1) * v);
+  }
+  CheckResult gathered =
+      compare_nmse("verify_forward", model.logits(), ref_rows, tol::kVerifyForwardNmse);
+  gathered.detail = "gathered logit rows: " + gathered.detail;
+  return gathered;
 }
 
 CheckResult check_device_weights(Inputs& in, std::uint64_t seed) {
@@ -268,6 +286,32 @@ CheckResult check_device_weights(Inputs& in, std::uint64_t seed) {
   if (drawn.weight_bytes() != uploaded.weight_bytes()) {
     r.passed = false;
     r.detail += "; weight bytes differ";
+  }
+  return r;
+}
+
+// The drafter drawn on the device against the same weights drawn on the host and uploaded: one
+// greedy round from the same cache must give the same base logits (same kernels, same bits).
+CheckResult check_dspark_device_weights(Inputs& in, std::uint64_t seed) {
+  const TransformerShape shape = tiny_qwen3_shape();
+  const DraftShape ds = tiny_dspark_shape();
+  const KvCacheShape target_cache{shape.layers, 2, 32, shape.kv_heads, shape.head_dim};
+  const KvCacheShape cs{ds.layers, 2, 32, shape.kv_heads, shape.head_dim};
+  const HostKvCache cache = random_cache(in, cs);
+  const gpu::VerifyModel target(shape, seed, 0.1, target_cache);
+  gpu::DsparkModel drawn(target, ds, seed + 1, 0.1, cs);
+  gpu::DsparkModel uploaded(make_random_target_weights(shape, seed, 0.1),
+                            make_random_draft_weights(shape, ds, seed + 1, 0.1), cs);
+  drawn.upload_kv(cache);
+  uploaded.upload_kv(cache);
+  const std::vector<int> anchors = {in.integer(0, shape.vocab - 1), in.integer(0, shape.vocab - 1)};
+  const gpu::GpuDraftResult want = uploaded.draft(anchors, {3, 9}, {1, 0}, 0.0, {}, true);
+  const gpu::GpuDraftResult got = drawn.draft(anchors, {3, 9}, {1, 0}, 0.0, {}, true);
+  CheckResult r = compare_max_rel("dspark_device_weights", got.base_logits, widen(want.base_logits),
+                                  tol::kDeviceWeightsMaxRel);
+  if (got.tokens != want.tokens) {
+    r.passed = false;
+    r.detail += "; drafted tokens differ";
   }
   return r;
 }
@@ -356,12 +400,87 @@ CheckResult check_dspark_draft(Inputs& in, std::uint64_t seed) {
   return r;
 }
 
+// One greedy engine step on the device against dspark_greedy_step_ref from the same caches:
+// accepted counts and committed tokens exact (greedy: integer decisions on argmaxes; the
+// sharpened tiny weights keep top-two gaps far above the bf16 error), the target cache after
+// the step by kVerifyForwardNmse, the draft cache's committed positions by kDraftNmse (positions
+// past the new context hold scratch that differs by design: the device updates every verified
+// row, the reference the committed ones).
+CheckResult check_greedy_step(Inputs& in, std::uint64_t seed) {
+  const TransformerShape shape = tiny_qwen3_shape();
+  const DraftShape ds = tiny_dspark_shape();
+  const TargetWeights tw = make_random_target_weights(shape, seed, 0.1);
+  const DraftWeights dw = make_random_draft_weights(shape, ds, seed, 0.1);
+  const KvCacheShape tcs{shape.layers, 3, 64, shape.kv_heads, shape.head_dim};
+  const KvCacheShape dcs{ds.layers, 3, 64, shape.kv_heads, shape.head_dim};
+  HostKvCache target_cache = random_cache(in, tcs);
+  HostKvCache draft_cache = random_cache(in, dcs);
+  std::vector<SpecRequest> want_requests = {{2, 5, in.integer(0, shape.vocab - 1)},
+                                            {0, 17, in.integer(0, shape.vocab - 1)},
+                                            {1, 30, in.integer(0, shape.vocab - 1)}};
+  std::vector<SpecRequest> got_requests = want_requests;
+  const std::vector<int> lengths = {ds.block_size, 2, 0};
+  gpu::VerifyModel target(tw, tcs);
+  gpu::DsparkModel drafter(tw, dw, dcs);
+  target.upload_kv(target_cache);
+  drafter.upload_kv(draft_cache);
+  gpu::GreedyStepRunner runner(target, drafter, ds);
+  const std::vector<StepOutcome> got = runner.step(got_requests, lengths);
+  const std::vector<StepOutcome> want =
+      dspark_greedy_step_ref(tw, dw, target_cache, draft_cache, want_requests, lengths);
+  std::string problem;
+  for (std::size_t r = 0; r < want.size(); ++r) {
+    if (got[r].accepted != want[r].accepted || got[r].committed != want[r].committed) {
+      problem += "request " + std::to_string(r) + ": accepted " + std::to_string(got[r].accepted) +
+                 " (ref " + std::to_string(want[r].accepted) + "), last token " +
+                 std::to_string(got[r].committed.back()) + " (ref " +
+                 std::to_string(want[r].committed.back()) + "); ";
+    }
+  }
+  const HostKvCache got_target = target.download_kv();
+  std::vector<float> got_kv = got_target.k;
+  got_kv.insert(got_kv.end(), got_target.v.begin(), got_target.v.end());
+  std::vector<double> want_kv = widen(target_cache.k);
+  want_kv.insert(want_kv.end(), target_cache.v.begin(), target_cache.v.end());
+  CheckResult r = compare_nmse("greedy_step", got_kv, want_kv, tol::kVerifyForwardNmse);
+  r.detail = "target cache: " + r.detail;
+  // The draft caches below each request's new context.
+  const HostKvCache got_draft = drafter.download_kv();
+  std::vector<float> got_ctx;
+  std::vector<double> want_ctx;
+  const int kv_width = dcs.kv_heads * dcs.head_dim;
+  for (int l = 0; l < dcs.layers; ++l) {
+    for (const SpecRequest& q : want_requests) {
+      const auto at = static_cast<std::size_t>(dcs.offset(l, q.slot, 0));
+      const auto n = static_cast<std::size_t>(q.context_len) * kv_width;
+      for (const auto* cache : {&got_draft.k, &got_draft.v}) {
+        got_ctx.insert(got_ctx.end(), cache->begin() + at, cache->begin() + at + n);
+      }
+      for (const auto* cache : {&draft_cache.k, &draft_cache.v}) {
+        want_ctx.insert(want_ctx.end(), cache->begin() + at, cache->begin() + at + n);
+      }
+    }
+  }
+  const CheckResult ctx = compare_nmse("greedy_step", got_ctx, want_ctx, tol::kDraftNmse);
+  if (!ctx.passed) {
+    r.passed = false;
+    r.detail += "; draft context: " + ctx.detail;
+  }
+  if (!problem.empty()) {
+    r.passed = false;
+    r.detail += "; " + problem;
+  }
+  return r;
+}
+
 }  // namespace
 
 const std::vector<std::string>& kernel_check_names() {
   static const std::vector<std::string> names = {
-      "rms_norm", "rope",      "kv_append",      "attention",    "swiglu",        "gemm",
-      "softmax",  "rejection", "verify_forward", "dspark_draft", "device_weights"};
+      "rms_norm",       "rope",         "kv_append",      "attention",
+      "swiglu",         "gemm",         "softmax",        "rejection",
+      "verify_forward", "dspark_draft", "device_weights", "dspark_device_weights",
+      "greedy_step"};
   return names;
 }
 
@@ -378,6 +497,8 @@ CheckResult run_kernel_check(const std::string& name, std::uint64_t seed) {
   if (name == "verify_forward") return check_verify_forward(in, seed);
   if (name == "dspark_draft") return check_dspark_draft(in, seed);
   if (name == "device_weights") return check_device_weights(in, seed);
+  if (name == "dspark_device_weights") return check_dspark_device_weights(in, seed);
+  if (name == "greedy_step") return check_greedy_step(in, seed);
   std::string valid;
   for (const auto& n : kernel_check_names()) valid += (valid.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown kernel check '" + name + "'; valid: " + valid);

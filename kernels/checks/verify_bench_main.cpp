@@ -2,7 +2,11 @@
 // weights) at verify widths B = 1..64 and one context length, and prints each row's ratio to the
 // memory-bandwidth floor: (streamed weight bytes + the gathered embedding rows + KV bytes read)
 // over the device-to-device copy bandwidth measured in the same run (kernels/bandwidth_floor.hpp).
-// A benchmark that prints figures; it asserts nothing. Needs a GPU.
+// Each width runs eagerly and as a CUDA graph of its token bucket; then one greedy engine step
+// (draft 7 -> verify 1 + 3 per request -> accept -> context update) of 16 requests on the
+// published DSpark drafter, and the Markov head's share of a 128-request drafter round. A benchmark
+// that prints figures; it asserts nothing. Needs a GPU.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -52,32 +56,87 @@ int main(int argc, char** argv) {
     std::printf("device: %s\n", gpu::device_summary().c_str());
     std::printf("copy bandwidth (read + write): %.1f GB/s (noise %.3f, %d samples)\n", copy.gb_s,
                 copy.stats.noise, copy.stats.samples);
-    std::printf("target,B,requests,context,mean_us,noise,samples,converged,floor_us,ratio\n");
-    for (int b : widths) {
-      RaggedBatch batch;
-      batch.cu_seqlens = {0};
-      int left = b;
-      for (int r = 0; left > 0; ++r) {
-        const int n = left < width ? left : width;
-        batch.context_lens.push_back(context);
-        batch.slots.push_back(r);
-        batch.cu_seqlens.push_back(batch.cu_seqlens.back() + n);
-        for (int i = 0; i < n; ++i) batch.tokens.push_back((r * 131 + i * 17) % shape.vocab);
-        left -= n;
+    std::printf("target,mode,B,requests,context,mean_us,noise,samples,converged,floor_us,ratio\n");
+    for (const int graph_bucket : {0, 64}) {
+      model.use_graphs(graph_bucket);
+      for (int b : widths) {
+        RaggedBatch batch;
+        batch.cu_seqlens = {0};
+        int left = b;
+        for (int r = 0; left > 0; ++r) {
+          const int n = left < width ? left : width;
+          batch.context_lens.push_back(context);
+          batch.slots.push_back(r);
+          batch.cu_seqlens.push_back(batch.cu_seqlens.back() + n);
+          for (int i = 0; i < n; ++i) batch.tokens.push_back((r * 131 + i * 17) % shape.vocab);
+          left -= n;
+        }
+        model.set_batch(batch);
+        const TimingStats t = model.time_run(options, l2_flush_bytes);
+        // The embedding table is gathered (b rows), not streamed: bandwidth_floor.hpp.
+        long long kv_positions = 0;
+        for (int r = 0; r < batch.requests(); ++r) {
+          kv_positions += context + (batch.cu_seqlens[r + 1] - batch.cu_seqlens[r]);
+        }
+        const double bytes = verify_floor_bytes(shape, b, kv_positions);
+        const double floor_us = bytes / (copy.gb_s * 1e9) * 1e6;
+        std::printf("%s,%s,%d,%d,%d,%.1f,%.4f,%d,%d,%.1f,%.3f\n", target.c_str(),
+                    graph_bucket > 0 ? "graph" : "eager", b, batch.requests(), context, t.mean_us,
+                    t.noise, t.samples, t.converged ? 1 : 0, floor_us, t.mean_us / floor_us);
       }
-      model.set_batch(batch);
-      const TimingStats t = model.time_run(options, l2_flush_bytes);
-      // The embedding table is gathered (b rows), not streamed: bandwidth_floor.hpp.
-      long long kv_positions = 0;
-      for (int r = 0; r < batch.requests(); ++r) {
-        kv_positions += context + (batch.cu_seqlens[r + 1] - batch.cu_seqlens[r]);
-      }
-      const double bytes = verify_floor_bytes(shape, b, kv_positions);
-      const double floor_us = bytes / (copy.gb_s * 1e9) * 1e6;
-      std::printf("%s,%d,%d,%d,%.1f,%.4f,%d,%d,%.1f,%.3f\n", target.c_str(), b, batch.requests(),
-                  context, t.mean_us, t.noise, t.samples, t.converged ? 1 : 0, floor_us,
-                  t.mean_us / floor_us);
     }
+    // One greedy engine step, the Markov-head loop included, event-timed (median of 9 steps
+    // after 2; each step advances the requests, contexts stay inside the slots).
+    DraftShape ds = dspark_shape(target);
+    const KvCacheShape dcs{ds.layers, max_requests, context + 64, shape.kv_heads, shape.head_dim};
+    const KvCacheShape tcs{shape.layers, max_requests, context + 64, shape.kv_heads,
+                           shape.head_dim};
+    gpu::VerifyModel step_target(shape, 1, 0.02, tcs);
+    gpu::DsparkModel drafter(step_target, ds, 2, 0.02, dcs);
+    gpu::GreedyStepRunner runner(step_target, drafter, ds);
+    std::vector<SpecRequest> requests;
+    for (int r = 0; r < max_requests; ++r)
+      requests.push_back({r, context - 32, (r * 131) % shape.vocab});
+    std::vector<double> step_us;
+    for (int i = 0; i < 11; ++i) {
+      runner.step(requests, std::vector<int>(requests.size(), 3));
+      if (i >= 2) step_us.push_back(runner.last_step_us());
+    }
+    std::sort(step_us.begin(), step_us.end());
+    std::printf(
+        "greedy step: %d requests, gamma %d, 3 verified each, context ~%d: median %.1f us "
+        "(min %.1f, max %.1f)\n",
+        max_requests, ds.block_size, context, step_us[step_us.size() / 2], step_us.front(),
+        step_us.back());
+    // The Markov head's share of a drafter round (issue 22's target: <= 2% at R = 128, gamma 7):
+    // the same round with (DSpark) and without (dflash) the head and the confidence.
+    const int round_requests = 128;
+    const KvCacheShape rcs{ds.layers, round_requests, context + 64, shape.kv_heads, shape.head_dim};
+    gpu::DsparkModel round_drafter(step_target, ds, 3, 0.02, rcs);
+    const auto median_round_us = [&](bool markov) {
+      DraftRequest request;
+      for (int r = 0; r < round_requests; ++r) {
+        request.anchors.push_back((r * 131) % shape.vocab);
+        request.context_lens.push_back(context);
+        request.slots.push_back(r);
+      }
+      request.markov_and_confidence = markov;
+      round_drafter.set_draft(request);
+      std::vector<double> us;
+      for (int i = 0; i < 11; ++i) {
+        const double t = round_drafter.run_timed_us();
+        if (i >= 2) us.push_back(t);
+      }
+      std::sort(us.begin(), us.end());
+      return us[us.size() / 2];
+    };
+    const double with_head = median_round_us(true);
+    const double without_head = median_round_us(false);
+    std::printf(
+        "drafter round, R = %d, gamma %d, context %d: dspark %.1f us, dflash %.1f us, "
+        "Markov head + confidence %.2f%% of the round\n",
+        round_requests, ds.block_size, context, with_head, without_head,
+        100.0 * (with_head - without_head) / with_head);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sparksim_verify_bench: %s\n", e.what());
     return 1;

@@ -1,9 +1,12 @@
 // Error checking and device buffers shared by the .cu files: every CUDA and cuBLAS call is
 // checked, every launch is followed by a check of the last error, and a failure becomes a
-// std::runtime_error naming the call, file and line.
+// std::runtime_error naming the call, file and line. A launch check sees only launch errors; a
+// fault inside a kernel surfaces at some later call. SPARKSIM_CUDA_SYNC=1 in the environment
+// (the debug switch) synchronises after every launch, so the fault is reported at its launch.
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -37,7 +40,22 @@ inline void check_cublas(cublasStatus_t s, const char* call, const char* file, i
   ::sparksim::kernels::gpu::detail::check_cuda((call), #call, __FILE__, __LINE__)
 #define SPARKSIM_CUBLAS(call) \
   ::sparksim::kernels::gpu::detail::check_cublas((call), #call, __FILE__, __LINE__)
-#define SPARKSIM_LAUNCHED() SPARKSIM_CUDA(cudaGetLastError())
+// The debug switch, read once. Graph capture cannot synchronise, so models run eagerly under it.
+inline bool sync_after_launch() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("SPARKSIM_CUDA_SYNC");
+    return v != nullptr && v[0] == '1';
+  }();
+  return enabled;
+}
+
+inline void check_launch(const char* file, int line) {
+  check_cuda(cudaGetLastError(), "kernel launch", file, line);
+  if (sync_after_launch()) {
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize after a launch", file, line);
+  }
+}
+#define SPARKSIM_LAUNCHED() ::sparksim::kernels::gpu::detail::check_launch(__FILE__, __LINE__)
 
 // An owning device allocation of n elements of T.
 template <class T>

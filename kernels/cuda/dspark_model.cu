@@ -1,6 +1,10 @@
 // DsparkModel (gpu_kernels.hpp): the DSpark / dflash drafter on the device. The decoder layers
 // reuse the verify kernels; what differs is the block input, the attention span (context + the
 // whole block, non-causal) and the Markov-head loop (markov.cu), batched over requests per step.
+// A round is set (host validation, index uploads), run (enqueued, nothing downloaded) and read
+// (results) apart, so timing sees the device work alone.
+#include <cmath>
+#include <set>
 #include <stdexcept>
 
 #include "kernels/cuda/launchers.cuh"
@@ -22,6 +26,7 @@ void require(bool ok, const char* what) {
 
 struct DeviceLayer {
   DeviceBuffer<bf16> attn_norm, wqkv, q_norm, k_norm, wo, ffn_norm, w_gate_up, w_down;
+  DeviceLayer() = default;
   explicit DeviceLayer(const LayerWeights& w) {
     upload_bf16(attn_norm, w.attn_norm);
     upload_bf16(wqkv, w.wqkv);
@@ -34,6 +39,16 @@ struct DeviceLayer {
   }
 };
 
+// Host-to-device copy on `stream` (pageable source: it is staged before the call returns).
+template <class T>
+void upload_async(DeviceBuffer<T>& dst, const std::vector<T>& src, cudaStream_t stream) {
+  dst.reserve(src.size());
+  if (!src.empty()) {
+    SPARKSIM_CUDA(cudaMemcpyAsync(dst.get(), src.data(), src.size() * sizeof(T),
+                                  cudaMemcpyHostToDevice, stream));
+  }
+}
+
 }  // namespace
 
 struct DsparkModel::Impl {
@@ -42,7 +57,13 @@ struct DsparkModel::Impl {
   KvCacheShape cs;
   cublasHandle_t cublas = nullptr;
   cudaStream_t stream = nullptr;
-  DeviceBuffer<bf16> embed, lm_head, fc, ctx_norm, mask, final_norm, w1, w2, conf_w;
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  // The target's embedding and LM head: owned copies (host-uploaded model) or borrowed.
+  DeviceBuffer<bf16> own_embed, own_lm_head;
+  const bf16* embed = nullptr;
+  const bf16* lm_head = nullptr;
+  DeviceBuffer<bf16> fc, ctx_norm, mask, final_norm, w1, w2, conf_w;
   float conf_b = 0.0f;
   DeviceBuffer<float> sts;
   std::vector<DeviceLayer> layers;
@@ -52,10 +73,77 @@ struct DsparkModel::Impl {
   DeviceBuffer<bf16> states, normed, qkv, attn, gate_up, act, hidden, w1_rows;
   DeviceBuffer<int> token_slot, token_pos, token_kv_len, anchors, prev, tokens;
   DeviceBuffer<double> uniforms;
+  // The round set by set_draft.
+  int r_count = 0;
+  double temperature = 0.0;
+  bool markov_and_confidence = true;
 
+  Impl(const TransformerShape& target, const DraftShape& draft, const KvCacheShape& cache)
+      : s(target), d(draft) {
+    SPARKSIM_CUDA(cudaStreamCreate(&stream));
+    SPARKSIM_CUBLAS(cublasCreate(&cublas));
+    SPARKSIM_CUBLAS(cublasSetStream(cublas, stream));
+    SPARKSIM_CUDA(cudaEventCreate(&start));
+    SPARKSIM_CUDA(cudaEventCreate(&stop));
+    allocate_cache(cache);
+  }
   ~Impl() {
+    if (stream != nullptr) cudaStreamSynchronize(stream);
+    if (start != nullptr) cudaEventDestroy(start);
+    if (stop != nullptr) cudaEventDestroy(stop);
     if (cublas != nullptr) cublasDestroy(cublas);
     if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+
+  void allocate_cache(const KvCacheShape& cache) {
+    cs = cache;
+    k_cache.resize(0);
+    v_cache.resize(0);
+    k_cache.resize(static_cast<std::size_t>(cache.elements()));
+    v_cache.resize(static_cast<std::size_t>(cache.elements()));
+    SPARKSIM_CUDA(cudaMemsetAsync(k_cache.get(), 0, k_cache.size() * sizeof(bf16), stream));
+    SPARKSIM_CUDA(cudaMemsetAsync(v_cache.get(), 0, v_cache.size() * sizeof(bf16), stream));
+  }
+
+  // The drafter's own tensors in make_random_draft_weights' order (tensor ids from 500000); the
+  // confidence bias and the STS temperatures are drawn on the host (gamma + 1 values).
+  void draw(std::uint64_t seed, double matrix_std) {
+    const auto h = static_cast<std::size_t>(s.hidden);
+    const auto v = static_cast<std::size_t>(s.vocab);
+    const auto r = static_cast<std::size_t>(d.markov_rank);
+    const double half = matrix_std * std::sqrt(3.0);
+    std::uint64_t id = 500000;
+    const auto fill = [&](DeviceBuffer<bf16>& b, std::size_t n, bool gain) {
+      b.resize(n);
+      detail::launch_fill_random(b.get(), n, seed, id++, gain ? 1.0 : 0.0, gain ? 0.1 : half,
+                                 stream);
+    };
+    fill(fc, h * d.target_layer_ids.size() * h, false);
+    fill(ctx_norm, h, true);
+    layers.resize(static_cast<std::size_t>(d.layers));
+    for (DeviceLayer& l : layers) {
+      fill(l.attn_norm, h, true);
+      fill(l.wqkv, static_cast<std::size_t>(s.qkv_width()) * h, false);
+      fill(l.q_norm, static_cast<std::size_t>(s.head_dim), true);
+      fill(l.k_norm, static_cast<std::size_t>(s.head_dim), true);
+      fill(l.wo, h * static_cast<std::size_t>(s.q_width()), false);
+      fill(l.ffn_norm, h, true);
+      fill(l.w_gate_up, 2 * static_cast<std::size_t>(s.ffn) * h, false);
+      fill(l.w_down, h * static_cast<std::size_t>(s.ffn), false);
+    }
+    fill(mask, h, false);
+    fill(final_norm, h, true);
+    fill(w1, v * r, false);
+    fill(w2, v * r, false);
+    fill(conf_w, h + r, false);
+    conf_b = random_weight(seed, id++, 0, 0.0, 0.5);
+    std::vector<float> temperatures(static_cast<std::size_t>(d.block_size));
+    const std::uint64_t sts_id = id++;
+    for (std::size_t k = 0; k < temperatures.size(); ++k) {
+      temperatures[k] = random_weight(seed, sts_id, k, 1.25, 0.75);
+    }
+    sts.upload(temperatures);
+    SPARKSIM_CUDA(cudaStreamSynchronize(stream));
   }
 
   long long slot_stride() const { return static_cast<long long>(cs.max_tokens) * s.kv_width(); }
@@ -95,25 +183,30 @@ struct DsparkModel::Impl {
   }
 };
 
-DsparkModel::DsparkModel(const TargetWeights& target, const DraftWeights& draft,
-                         const KvCacheShape& cache) {
-  target.shape.validate();
-  draft.shape.validate(target.shape);
-  require(cache.layers == draft.shape.layers && cache.kv_heads == target.shape.kv_heads &&
-              cache.head_dim == target.shape.head_dim && cache.slots > 0 &&
-              cache.max_tokens > draft.shape.block_size,
+namespace {
+
+void check_draft_cache(const TransformerShape& target, const DraftShape& draft,
+                       const KvCacheShape& cache) {
+  target.validate();
+  draft.validate(target);
+  require(cache.layers == draft.layers && cache.kv_heads == target.kv_heads &&
+              cache.head_dim == target.head_dim && cache.slots > 0 &&
+              cache.max_tokens > draft.block_size,
           "DsparkModel: draft cache shape does not match the drafter");
   if (device_count() == 0) throw std::runtime_error("no CUDA device");
-  impl_ = std::make_unique<Impl>();
+}
+
+}  // namespace
+
+DsparkModel::DsparkModel(const TargetWeights& target, const DraftWeights& draft,
+                         const KvCacheShape& cache) {
+  check_draft_cache(target.shape, draft.shape, cache);
+  impl_ = std::make_unique<Impl>(target.shape, draft.shape, cache);
   Impl& m = *impl_;
-  m.s = target.shape;
-  m.d = draft.shape;
-  m.cs = cache;
-  SPARKSIM_CUDA(cudaStreamCreate(&m.stream));
-  SPARKSIM_CUBLAS(cublasCreate(&m.cublas));
-  SPARKSIM_CUBLAS(cublasSetStream(m.cublas, m.stream));
-  upload_bf16(m.embed, target.embed);
-  upload_bf16(m.lm_head, target.lm_head);
+  upload_bf16(m.own_embed, target.embed);
+  upload_bf16(m.own_lm_head, target.lm_head);
+  m.embed = m.own_embed.get();
+  m.lm_head = m.own_lm_head.get();
   upload_bf16(m.fc, draft.fc);
   upload_bf16(m.ctx_norm, draft.ctx_norm);
   upload_bf16(m.mask, draft.mask_embedding);
@@ -124,16 +217,24 @@ DsparkModel::DsparkModel(const TargetWeights& target, const DraftWeights& draft,
   m.conf_b = draft.confidence_bias;
   m.sts.upload(draft.sts_temperature);
   for (const LayerWeights& l : draft.layers) m.layers.emplace_back(l);
-  m.k_cache.resize(static_cast<std::size_t>(cache.elements()));
-  m.v_cache.resize(static_cast<std::size_t>(cache.elements()));
-  SPARKSIM_CUDA(cudaMemset(m.k_cache.get(), 0, m.k_cache.size() * sizeof(bf16)));
-  SPARKSIM_CUDA(cudaMemset(m.v_cache.get(), 0, m.v_cache.size() * sizeof(bf16)));
+}
+
+DsparkModel::DsparkModel(const VerifyModel& target, const DraftShape& draft, std::uint64_t seed,
+                         double matrix_std, const KvCacheShape& cache) {
+  check_draft_cache(target.shape(), draft, cache);
+  impl_ = std::make_unique<Impl>(target.shape(), draft, cache);
+  Impl& m = *impl_;
+  const VerifyModel::DeviceHeads heads = target.heads();
+  m.embed = static_cast<const bf16*>(heads.embed);
+  m.lm_head = static_cast<const bf16*>(heads.lm_head);
+  m.draw(seed, matrix_std);
 }
 
 DsparkModel::~DsparkModel() = default;
 
 void DsparkModel::upload_kv(const HostKvCache& cache) {
   require(cache.shape.elements() == impl_->cs.elements(), "upload_kv: cache shape differs");
+  SPARKSIM_CUDA(cudaStreamSynchronize(impl_->stream));
   upload_bf16(impl_->k_cache, cache.k);
   upload_bf16(impl_->v_cache, cache.v);
 }
@@ -144,6 +245,13 @@ HostKvCache DsparkModel::download_kv() const {
   out.k = download_bf16(impl_->k_cache.get(), out.k.size());
   out.v = download_bf16(impl_->v_cache.get(), out.v.size());
   return out;
+}
+
+void DsparkModel::resize_kv(const KvCacheShape& cache) {
+  check_draft_cache(impl_->s, impl_->d, cache);
+  SPARKSIM_CUDA(cudaStreamSynchronize(impl_->stream));
+  impl_->allocate_cache(cache);
+  impl_->r_count = 0;  // the current round was validated against the old cache
 }
 
 void DsparkModel::context_update(const std::vector<float>& states, const RaggedBatch& rows) {
@@ -171,40 +279,20 @@ void DsparkModel::context_update(const std::vector<float>& states, const RaggedB
   SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));
 }
 
-GpuDraftResult DsparkModel::draft(const std::vector<int>& anchors,
-                                  const std::vector<int>& context_lens,
-                                  const std::vector<int>& slots, double temperature,
-                                  const std::vector<double>& uniforms, bool markov_and_confidence) {
+void DsparkModel::set_draft(const DraftRequest& request) {
   Impl& m = *impl_;
-  const TransformerShape& s = m.s;
-  const int r_count = static_cast<int>(anchors.size());
   const int gamma = m.d.block_size;
-  require(r_count > 0 && context_lens.size() == anchors.size() && slots.size() == anchors.size(),
-          "draft: anchors, context_lens and slots must have one entry per request");
-  require(temperature <= 0 || uniforms.size() == static_cast<std::size_t>(r_count) * gamma,
-          "draft: sampling needs R x gamma uniforms");
-  for (int r = 0; r < r_count; ++r) {
-    require(anchors[r] >= 0 && anchors[r] < s.vocab, "draft: anchor outside the vocabulary");
-    require(slots[r] >= 0 && slots[r] < m.cs.slots, "draft: slot out of range");
-    require(context_lens[r] >= 0 && context_lens[r] + gamma <= m.cs.max_tokens,
-            "draft: context + block overflows the slot");
-  }
-  const int t_count = r_count * gamma;
-  const auto t = static_cast<std::size_t>(t_count);
-  const auto v = static_cast<std::size_t>(s.vocab);
-  std::vector<int> slot(t), pos(t), kv_len(t);
-  for (int r = 0; r < r_count; ++r) {
-    for (int k = 0; k < gamma; ++k) {
-      slot[r * gamma + k] = slots[r];
-      pos[r * gamma + k] = context_lens[r] + k;
-      kv_len[r * gamma + k] = context_lens[r] + gamma;  // non-causal: the whole block
-    }
-  }
-  m.token_slot.upload(slot);
-  m.token_pos.upload(pos);
-  m.token_kv_len.upload(kv_len);
-  m.anchors.upload(anchors);
-  m.prev.upload(anchors);
+  request.validate(m.cs, m.s.vocab, gamma);
+  const int r_count = request.requests();
+  const auto t = static_cast<std::size_t>(r_count) * gamma;
+  const auto v = static_cast<std::size_t>(m.s.vocab);
+  const DraftTokenIndex index = draft_token_index(request, gamma);
+  upload_async(m.token_slot, index.slot, m.stream);
+  upload_async(m.token_pos, index.pos, m.stream);
+  upload_async(m.token_kv_len, index.kv_len, m.stream);
+  upload_async(m.anchors, request.anchors, m.stream);
+  if (request.temperature > 0) upload_async(m.uniforms, request.uniforms, m.stream);
+  m.prev.reserve(static_cast<std::size_t>(r_count));
   m.tokens.reserve(t);
   m.reserve(t);
   m.base.reserve(t * v);
@@ -212,12 +300,26 @@ GpuDraftResult DsparkModel::draft(const std::vector<int>& anchors,
   m.p_draft.reserve(t * v);
   m.conf.reserve(t);
   m.w1_rows.reserve(static_cast<std::size_t>(r_count) * m.d.markov_rank);
-  if (temperature > 0) m.uniforms.upload(uniforms);
+  m.r_count = r_count;
+  m.temperature = request.temperature;
+  m.markov_and_confidence = request.markov_and_confidence;
+}
 
+void DsparkModel::run() {
+  Impl& m = *impl_;
+  require(m.r_count > 0, "DsparkModel::run: no round set");
+  const TransformerShape& s = m.s;
+  const int r_count = m.r_count;
+  const int gamma = m.d.block_size;
+  const int t_count = r_count * gamma;
+  const auto v = static_cast<std::size_t>(s.vocab);
   const cudaStream_t st = m.stream;
   const auto eps = static_cast<float>(s.rms_eps);
   const RowLayout hidden_rows{1, s.hidden, 0};
-  detail::launch_block_input(m.anchors.get(), r_count, gamma, m.embed.get(), m.mask.get(), s.hidden,
+  // The Markov chain starts at each request's anchor.
+  SPARKSIM_CUDA(cudaMemcpyAsync(m.prev.get(), m.anchors.get(), r_count * sizeof(int),
+                                cudaMemcpyDeviceToDevice, st));
+  detail::launch_block_input(m.anchors.get(), r_count, gamma, m.embed, m.mask.get(), s.hidden,
                              m.x.get(), st);
   for (int l = 0; l < m.d.layers; ++l) {
     const DeviceLayer& w = m.layers[l];
@@ -240,13 +342,13 @@ GpuDraftResult DsparkModel::draft(const std::vector<int>& anchors,
   }
   detail::launch_rms_norm<float>(m.x.get(), hidden_rows, m.final_norm.get(), t_count, s.hidden, eps,
                                  m.hidden.get(), hidden_rows, st);
-  detail::gemm_bf16(m.cublas, m.hidden.get(), m.lm_head.get(), m.base.get(), true, t_count, s.vocab,
+  detail::gemm_bf16(m.cublas, m.hidden.get(), m.lm_head, m.base.get(), true, t_count, s.vocab,
                     s.hidden, 0.0f);
-  SPARKSIM_CUDA(cudaMemcpyAsync(m.logits.get(), m.base.get(), t * v * sizeof(float),
+  SPARKSIM_CUDA(cudaMemcpyAsync(m.logits.get(), m.base.get(), t_count * v * sizeof(float),
                                 cudaMemcpyDeviceToDevice, st));
   const int rank = m.d.markov_rank;
   for (int k = 0; k < gamma; ++k) {
-    if (markov_and_confidence) {
+    if (m.markov_and_confidence) {
       detail::launch_markov_gather(m.prev.get(), r_count, m.w1.get(), rank, m.hidden.get(),
                                    s.hidden, gamma, k, m.conf_w.get(), m.conf_b, m.sts.get(),
                                    m.w1_rows.get(), m.conf.get(), st);
@@ -255,17 +357,82 @@ GpuDraftResult DsparkModel::draft(const std::vector<int>& anchors,
                         r_count, s.vocab, rank, 1.0f, gamma * s.vocab);
     }
     detail::launch_markov_sample(m.logits.get(), r_count, gamma, k, s.vocab,
-                                 static_cast<float>(temperature),
-                                 temperature > 0 ? m.uniforms.get() : nullptr, m.p_draft.get(),
+                                 static_cast<float>(m.temperature),
+                                 m.temperature > 0 ? m.uniforms.get() : nullptr, m.p_draft.get(),
                                  m.tokens.get(), m.prev.get(), st);
   }
-  SPARKSIM_CUDA(cudaStreamSynchronize(st));
+}
+
+GpuDraftResult DsparkModel::results() const {
+  const Impl& m = *impl_;
+  require(m.r_count > 0, "DsparkModel::results: no round set");
+  SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));
+  const auto t = static_cast<std::size_t>(m.r_count) * m.d.block_size;
+  const auto v = static_cast<std::size_t>(m.s.vocab);
   GpuDraftResult out;
   out.tokens = m.tokens.download(t);
   out.p_draft = m.p_draft.download(t * v);
   out.base_logits = m.base.download(t * v);
-  if (markov_and_confidence) out.confidence = m.conf.download(t);
+  if (m.markov_and_confidence) out.confidence = m.conf.download(t);
   return out;
+}
+
+double DsparkModel::run_timed_us() {
+  Impl& m = *impl_;
+  SPARKSIM_CUDA(cudaEventRecord(m.start, m.stream));
+  run();
+  SPARKSIM_CUDA(cudaEventRecord(m.stop, m.stream));
+  SPARKSIM_CUDA(cudaEventSynchronize(m.stop));
+  float ms = 0.0f;
+  SPARKSIM_CUDA(cudaEventElapsedTime(&ms, m.start, m.stop));
+  return 1000.0 * ms;
+}
+
+void DsparkModel::context_update_device(const void* states, const RaggedBatch& rows, void* after) {
+  Impl& m = *impl_;
+  rows.validate(m.cs, 1 << 30);
+  const int n = rows.total_tokens();
+  const int ids = static_cast<int>(m.d.target_layer_ids.size());
+  const std::vector<int> pos = rows.positions();
+  const std::vector<int> req = rows.request_of_token();
+  std::vector<int> slot(req.size());
+  for (std::size_t t = 0; t < req.size(); ++t) slot[t] = rows.slots[req[t]];
+  upload_async(m.token_slot, slot, m.stream);
+  upload_async(m.token_pos, pos, m.stream);
+  m.reserve(static_cast<std::size_t>(n));
+  if (after != nullptr) {
+    cudaEvent_t ready = nullptr;
+    SPARKSIM_CUDA(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    SPARKSIM_CUDA(cudaEventRecord(ready, static_cast<cudaStream_t>(after)));
+    SPARKSIM_CUDA(cudaStreamWaitEvent(m.stream, ready, 0));
+    SPARKSIM_CUDA(cudaEventDestroy(ready));  // released once the wait has been satisfied
+  }
+  detail::gemm_bf16(m.cublas, static_cast<const bf16*>(states), m.fc.get(), m.normed.get(), false,
+                    n, m.s.hidden, ids * m.s.hidden, 0.0f);
+  const RowLayout plain{1, m.s.hidden, 0};
+  detail::launch_rms_norm<bf16>(m.normed.get(), plain, m.ctx_norm.get(), n, m.s.hidden,
+                                static_cast<float>(m.s.rms_eps), m.normed.get(), plain, m.stream);
+  for (int l = 0; l < m.d.layers; ++l) m.qkv_and_append(l, n, m.normed.get());
+}
+
+DsparkModel::DeviceView DsparkModel::device_view() const {
+  return {impl_->stream, impl_->tokens.get(), impl_->d.block_size};
+}
+
+GpuDraftResult DsparkModel::draft(const std::vector<int>& anchors,
+                                  const std::vector<int>& context_lens,
+                                  const std::vector<int>& slots, double temperature,
+                                  const std::vector<double>& uniforms, bool markov_and_confidence) {
+  DraftRequest request;
+  request.anchors = anchors;
+  request.context_lens = context_lens;
+  request.slots = slots;
+  request.temperature = temperature;
+  request.uniforms = uniforms;
+  request.markov_and_confidence = markov_and_confidence;
+  set_draft(request);
+  run();
+  return results();
 }
 
 }  // namespace sparksim::kernels::gpu

@@ -65,6 +65,51 @@ HostKvCache VerifyModel::download_kv() const {
 std::vector<float> VerifyModel::forward(const RaggedBatch&) {
   no_cuda();
 }
+const TransformerShape& VerifyModel::shape() const {
+  no_cuda();
+}
+void VerifyModel::resize_kv(const KvCacheShape&) {
+  no_cuda();
+}
+void VerifyModel::reserve_tokens(int) {
+  no_cuda();
+}
+int VerifyModel::logit_row_count() const {
+  no_cuda();
+}
+void VerifyModel::use_graphs(int) {
+  no_cuda();
+}
+double VerifyModel::run_timed_us(std::size_t) {
+  no_cuda();
+}
+VerifyModel::DeviceHeads VerifyModel::heads() const {
+  no_cuda();
+}
+void VerifyModel::set_capture_layers(const std::vector<int>&) {
+  no_cuda();
+}
+VerifyModel::DeviceView VerifyModel::device_view() const {
+  no_cuda();
+}
+void DsparkModel::context_update_device(const void*, const RaggedBatch&, void*) {
+  no_cuda();
+}
+DsparkModel::DeviceView DsparkModel::device_view() const {
+  no_cuda();
+}
+struct GreedyStepRunner::Impl {};
+GreedyStepRunner::GreedyStepRunner(VerifyModel&, DsparkModel&, const DraftShape&) {
+  no_cuda();
+}
+GreedyStepRunner::~GreedyStepRunner() = default;
+std::vector<StepOutcome> GreedyStepRunner::step(std::vector<SpecRequest>&,
+                                                const std::vector<int>&) {
+  no_cuda();
+}
+double GreedyStepRunner::last_step_us() const {
+  no_cuda();
+}
 
 VerifyModel::VerifyModel(const TransformerShape&, std::uint64_t, double, const KvCacheShape&) {
   no_cuda();
@@ -72,7 +117,7 @@ VerifyModel::VerifyModel(const TransformerShape&, std::uint64_t, double, const K
 std::size_t VerifyModel::weight_bytes() const {
   no_cuda();
 }
-void VerifyModel::set_batch(const RaggedBatch&) {
+void VerifyModel::set_batch(const RaggedBatch&, const std::vector<bool>&) {
   no_cuda();
 }
 void VerifyModel::run() {
@@ -92,7 +137,26 @@ struct DsparkModel::Impl {};
 DsparkModel::DsparkModel(const TargetWeights&, const DraftWeights&, const KvCacheShape&) {
   no_cuda();
 }
+DsparkModel::DsparkModel(const VerifyModel&, const DraftShape&, std::uint64_t, double,
+                         const KvCacheShape&) {
+  no_cuda();
+}
 DsparkModel::~DsparkModel() = default;
+void DsparkModel::resize_kv(const KvCacheShape&) {
+  no_cuda();
+}
+void DsparkModel::set_draft(const DraftRequest&) {
+  no_cuda();
+}
+void DsparkModel::run() {
+  no_cuda();
+}
+GpuDraftResult DsparkModel::results() const {
+  no_cuda();
+}
+double DsparkModel::run_timed_us() {
+  no_cuda();
+}
 void DsparkModel::upload_kv(const HostKvCache&) {
   no_cuda();
 }

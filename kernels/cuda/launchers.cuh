@@ -46,6 +46,27 @@ void launch_swiglu(const bf16* gate_up, int tokens, int ffn, bf16* out, cudaStre
 void launch_embed(const int* tokens, int count, const bf16* embed, int hidden, float* x,
                   cudaStream_t stream);
 
+// dst row i = src row rows[i] (fp32, width values): the rows the LM head needs. Exact (a copy).
+void launch_gather_rows(const float* src, const int* rows, int count, int width, float* dst,
+                        cudaStream_t stream);
+
+// states[t * stride + offset + i] = bf16(x[t * hidden + i]) for T rows: one captured layer's
+// hidden states into the drafter's context input [T x ids * hidden]. Exact up to the bf16
+// rounding the CPU reference's context input also takes.
+void launch_store_states(const float* x, int tokens, int hidden, bf16* states, long long stride,
+                         long long offset, cudaStream_t stream);
+
+// Greedy verification of a step (greedy_step.cu). Request r owns verify rows [cu[r], cu[r+1]):
+// the anchor, then its drafts. place_drafts writes drafts[r * gamma + i] at token cu[r] + 1 + i;
+// row_argmax writes the first maximum of each logits row; greedy_accept counts the leading
+// drafts equal to the target's argmax of the row before them and commits the argmax after them.
+// All exact (integer work on the argmax, whose ties follow std::max_element).
+void launch_place_drafts(const int* drafts, int gamma, const int* cu, int requests, int* tokens,
+                         cudaStream_t stream);
+void launch_row_argmax(const float* logits, int rows, int vocab, int* argmax, cudaStream_t stream);
+void launch_greedy_accept(const int* cu, const int* tokens, const int* argmax, int requests,
+                          int* accepted, int* committed, cudaStream_t stream);
+
 // Tolerance kSoftmaxNmse.
 void launch_softmax(const float* logits, int rows, int n, float inv_temperature, float* out,
                     cudaStream_t stream);

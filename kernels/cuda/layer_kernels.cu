@@ -109,6 +109,12 @@ __global__ void embed_kernel(const int* tokens, const bf16* embed, int hidden, f
   for (int i = threadIdx.x; i < hidden; i += blockDim.x) dst[i] = __bfloat162float(row[i]);
 }
 
+__global__ void gather_rows_kernel(const float* src, const int* rows, int width, float* dst) {
+  const float* row = src + static_cast<long long>(rows[blockIdx.x]) * width;
+  float* out = dst + static_cast<long long>(blockIdx.x) * width;
+  for (int i = threadIdx.x; i < width; i += blockDim.x) out[i] = row[i];
+}
+
 __global__ void softmax_kernel(const float* logits, int n, float inv_temperature, float* out) {
   const float* row = logits + static_cast<long long>(blockIdx.x) * n;
   float* dst = out + static_cast<long long>(blockIdx.x) * n;
@@ -165,6 +171,13 @@ void launch_embed(const int* tokens, int count, const bf16* embed, int hidden, f
                   cudaStream_t stream) {
   if (count == 0) return;
   embed_kernel<<<count, kThreads, 0, stream>>>(tokens, embed, hidden, x);
+  SPARKSIM_LAUNCHED();
+}
+
+void launch_gather_rows(const float* src, const int* rows, int count, int width, float* dst,
+                        cudaStream_t stream) {
+  if (count == 0) return;
+  gather_rows_kernel<<<count, kThreads, 0, stream>>>(src, rows, width, dst);
   SPARKSIM_LAUNCHED();
 }
 

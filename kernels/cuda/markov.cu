@@ -5,6 +5,7 @@
 // (anchor embedding, then gamma - 1 mask embeddings). Tolerances: kernels/kernel_tolerances.hpp.
 #include <cmath>
 
+#include "kernels/cuda/block_argmax.cuh"
 #include "kernels/cuda/launchers.cuh"
 
 namespace sparksim::kernels::gpu::detail {
@@ -27,37 +28,6 @@ __device__ float block_sum(float v) {
   if (threadIdx.x == 0) total = v;
   __syncthreads();
   return total;
-}
-
-// Block-wide (max value, smallest index among the maxima): the first maximum, as std::max_element.
-__device__ void block_argmax(float& v, int& idx) {
-  __shared__ float pv[32];
-  __shared__ int pi[32];
-  for (int off = 16; off > 0; off >>= 1) {
-    const float ov = __shfl_xor_sync(0xffffffffu, v, off);
-    const int oi = __shfl_xor_sync(0xffffffffu, idx, off);
-    if (ov > v || (ov == v && oi < idx)) {
-      v = ov;
-      idx = oi;
-    }
-  }
-  __syncthreads();
-  if (threadIdx.x % 32 == 0) {
-    pv[threadIdx.x / 32] = v;
-    pi[threadIdx.x / 32] = idx;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < static_cast<int>(blockDim.x / 32); ++w) {
-      if (pv[w] > pv[0] || (pv[w] == pv[0] && pi[w] < pi[0])) {
-        pv[0] = pv[w];
-        pi[0] = pi[w];
-      }
-    }
-  }
-  __syncthreads();
-  v = pv[0];
-  idx = pi[0];
 }
 
 __global__ void block_input_kernel(const int* anchors, int gamma, const bf16* embed,

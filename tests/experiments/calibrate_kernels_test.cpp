@@ -34,7 +34,7 @@ const char* kInfo =
 std::string synthetic_sweep() {
   std::string s =
       "kind,label,requests,gamma,verify_tokens,prefill_tokens,decode_context_tokens,"
-      "verify_attention_pairs,prefill_attention_pairs,median_us,noise,samples\n";
+      "verify_attention_pairs,prefill_attention_pairs,time_us,noise,samples\n";
   for (int r : {1, 2, 4, 8}) {
     for (int ctx : {30, 200, 700}) {
       for (int w : {1, 3}) {

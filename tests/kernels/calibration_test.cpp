@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "kernels/calibration/cpu_step_backend.hpp"
+#include "kernels/calibration/cuda_step_backend.hpp"
 #include "kernels/calibration/step_replay.hpp"
 #include "kernels/calibration/sweep_plan.hpp"
 
@@ -46,9 +47,39 @@ TEST_CASE("time_robustly: median and IQR / median of the kept samples, warm-up d
   int i = 0;
   const RobustTiming t = time_robustly([&] { return samples[i++]; }, 1, 5);
   CHECK(t.median_us == Approx(3.0));
+  CHECK(t.lower_half_us == Approx(2.0));  // the fastest 3 of 5: 1, 2, 3
+  CHECK(estimate_us(t, TimingEstimator::kLowerHalf) == Approx(2.0));
+  CHECK(estimate_us(t, TimingEstimator::kMedian) == Approx(3.0));
   CHECK(t.noise == Approx(2.0 / 3.0));
   CHECK(t.samples == 5);
   CHECK_THROWS(time_robustly([] { return 1.0; }, 0, 0));
+}
+
+TEST_CASE("time_interleaved: one sample of every item per round, warm-up rounds discarded") {
+  // Item a returns 100 (warm-up), then 5, 1, 4; item b 200 (warm-up), then 9, 7, 8.
+  std::string order;
+  const double a[] = {100, 5, 1, 4};
+  const double b[] = {200, 9, 7, 8};
+  int ia = 0;
+  int ib = 0;
+  const std::vector<RobustTiming> t = time_interleaved({[&] {
+                                                          order += 'a';
+                                                          return a[ia++];
+                                                        },
+                                                        [&] {
+                                                          order += 'b';
+                                                          return b[ib++];
+                                                        }},
+                                                       1, 3);
+  CHECK(order == "abababab");  // round-robin, not aaaabbbb
+  REQUIRE(t.size() == 2);
+  CHECK(t[0].median_us == Approx(4.0));
+  CHECK(t[1].median_us == Approx(8.0));
+  CHECK(t[0].samples == 3);
+  CHECK(t[0].lower_half_us == Approx(2.5));  // the fastest 2 of 5, 1, 4
+  CHECK_THROWS(time_interleaved({[] { return 1.0; }}, 0, 0));
+  CHECK(parse_timing_estimator("lower-half") == TimingEstimator::kLowerHalf);
+  CHECK_THROWS_WITH(parse_timing_estimator("mean"), Catch::Contains("median or lower-half"));
 }
 
 TEST_CASE("features_of counts tokens, context and pairs as the simulator's BatchShape does") {
@@ -162,4 +193,21 @@ TEST_CASE("CpuStepBackend: more tokens cost more, batches beyond its slots are r
                   std::invalid_argument);
   CHECK_THROWS_AS(cpu.draft_us(DraftBatch{4, true, {62}}), std::invalid_argument);
   CHECK(cpu.kv_bytes_per_token() == 2.0 * 4 * 2 * 2 * 48);
+}
+
+TEST_CASE("CudaStepBackend: NoCudaDevice without a device, positive event times with one") {
+  // Both branches assert: the no-device branch is the path CI and the GPU script's "not run" take.
+  const TransformerShape tiny = calibration_cpu_shape();
+  if (gpu::device_count() == 0) {
+    CHECK_THROWS_AS(CudaStepBackend(tiny, 2, 64, 1, 8), NoCudaDevice);
+    return;
+  }
+  CudaStepBackend cuda(tiny, 2, 64, 1, 8);
+  const VerifyBatch decode{{{8, 3, false}, {20, 1, false}}};
+  const VerifyBatch prefill{{{0, 32, true}}};  // 32 tokens: beyond the 8-token graphs, eager
+  CHECK(cuda.verify_us(decode) > 0);
+  CHECK(cuda.verify_us(prefill) > 0);
+  CHECK(cuda.draft_us(DraftBatch{4, true, {8, 20}}) > 0);
+  CHECK_THROWS_AS(cuda.verify_us(VerifyBatch{{{0, 1, false}, {0, 1, false}, {0, 1, false}}}),
+                  std::invalid_argument);
 }

@@ -64,9 +64,17 @@ TEST_CASE("gpu device_weights match the host generator", "[kernels][gpu]") {
   gpu_check("device_weights");
 }
 
+TEST_CASE("gpu dspark_device_weights match the host generator", "[kernels][gpu]") {
+  gpu_check("dspark_device_weights");
+}
+
+TEST_CASE("gpu greedy_step matches its reference", "[kernels][gpu]") {
+  gpu_check("greedy_step");
+}
+
 TEST_CASE("every kernel check has a gpu test", "[kernels][gpu]") {
   // Guards the list above against a check added without its test.
-  CHECK(kernel_check_names().size() == 11u);
+  CHECK(kernel_check_names().size() == 13u);
   CHECK_THROWS_WITH(run_kernel_check("nope", 1), Catch::Contains("valid: rms_norm"));
 }
 

@@ -1,0 +1,97 @@
+// CUDA backend: verify forwards and drafter rounds on the device models, event-timed.
+#include "kernels/calibration/cuda_step_backend.hpp"
+
+namespace sparksim::kernels {
+
+namespace {
+
+// Qwen3's initializer range: realistic magnitudes, so no kernel takes a degenerate fast path.
+constexpr double kMatrixStd = 0.02;
+
+bool is_qwen3(const std::string& name) {
+  for (const std::string& n : qwen3_shape_names()) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+DraftShape calibration_draft_shape(const TransformerShape& target) {
+  if (is_qwen3(target.name)) return dspark_shape(target.name);
+  std::vector<int> ids;
+  for (int l = 0; l < target.layers; ++l) ids.push_back(l);
+  return {1, 4, 16, ids};
+}
+
+CudaStepBackend::CudaStepBackend(const TransformerShape& target, int max_requests,
+                                 int max_slot_tokens, std::uint64_t seed, int graph_max_bucket)
+    : shape_(target), max_requests_(max_requests), max_slot_tokens_(max_slot_tokens), seed_(seed) {
+  if (max_requests < 1 || max_slot_tokens < 2) {
+    throw std::invalid_argument("CudaStepBackend: needs >= 1 slot of >= 2 tokens");
+  }
+  if (gpu::device_count() == 0) {
+    throw NoCudaDevice(std::string("no CUDA device (built with CUDA: ") +
+                       (gpu::built_with_cuda() ? "yes" : "no") + ")");
+  }
+  const KvCacheShape cache{target.layers, max_requests, max_slot_tokens, target.kv_heads,
+                           target.head_dim};
+  target_ = std::make_unique<gpu::VerifyModel>(target, seed, kMatrixStd, cache);
+  target_->use_graphs(graph_max_bucket);
+}
+
+std::string CudaStepBackend::device() const {
+  return "cuda: " + gpu::device_summary() + " (sparksim kernels, bf16 weights, CUDA events)";
+}
+
+double CudaStepBackend::weights_bytes() const {
+  return static_cast<double>(target_->weight_bytes());
+}
+
+double CudaStepBackend::kv_bytes_per_token() const {
+  return 2.0 * 2.0 * shape_.layers * shape_.kv_heads * shape_.head_dim;
+}
+
+gpu::DsparkModel& CudaStepBackend::drafter(int gamma) {
+  auto it = drafters_.find(gamma);
+  if (it == drafters_.end()) {
+    DraftShape d = calibration_draft_shape(shape_);
+    d.block_size = gamma;
+    const KvCacheShape cache{d.layers, max_requests_, max_slot_tokens_, shape_.kv_heads,
+                             shape_.head_dim};
+    it = drafters_
+             .emplace(gamma, std::make_unique<gpu::DsparkModel>(
+                                 *target_, d, seed_ + static_cast<std::uint64_t>(gamma), kMatrixStd,
+                                 cache))
+             .first;
+  }
+  return *it->second;
+}
+
+double CudaStepBackend::verify_us(const VerifyBatch& batch) {
+  if (static_cast<int>(batch.segments.size()) > max_requests_) {
+    throw std::invalid_argument("verify batch has more requests than the backend's slots");
+  }
+  target_->set_batch(ragged_batch_of(batch, shape_.vocab), prefill_flags_of(batch));
+  // No L2 flush: consecutive serving steps do not flush either, and a real target's weights
+  // exceed L2 many times over.
+  return target_->run_timed_us(0);
+}
+
+double CudaStepBackend::draft_us(const DraftBatch& batch) {
+  if (static_cast<int>(batch.contexts.size()) > max_requests_) {
+    throw std::invalid_argument("draft batch has more requests than the backend's slots");
+  }
+  DraftRequest request;
+  for (std::size_t r = 0; r < batch.contexts.size(); ++r) {
+    request.anchors.push_back(batch.contexts[r] * 7919 % shape_.vocab);
+    request.context_lens.push_back(batch.contexts[r]);
+    request.slots.push_back(static_cast<int>(r));
+  }
+  request.markov_and_confidence = batch.markov;
+  gpu::DsparkModel& model = drafter(batch.gamma);
+  model.set_draft(request);
+  return model.run_timed_us();
+}
+
+}  // namespace sparksim::kernels

@@ -1,0 +1,129 @@
+// GreedyStepRunner (gpu_kernels.hpp): one greedy DSpark engine step across the two device
+// models. The drafter's stream drafts; the target's stream waits for it, copies the drafts into
+// the verify batch, verifies, takes the argmax per row and walks the acceptance; the drafter's
+// stream waits for that and updates its context from the captured states. Events around the
+// whole give the step's device time; only R counts, R tokens and R x gamma drafts come back.
+#include <algorithm>
+#include <stdexcept>
+
+#include "kernels/cuda/launchers.cuh"
+#include "kernels/gpu_kernels.hpp"
+
+namespace sparksim::kernels::gpu {
+
+using detail::DeviceBuffer;
+
+struct GreedyStepRunner::Impl {
+  VerifyModel& target;
+  DsparkModel& drafter;
+  DraftShape shape;
+  cudaEvent_t start = nullptr, drafted = nullptr, stop = nullptr;
+  DeviceBuffer<int> cu, argmax, accepted, committed;
+  double last_us = 0.0;
+
+  Impl(VerifyModel& t, DsparkModel& d, const DraftShape& s) : target(t), drafter(d), shape(s) {
+    SPARKSIM_CUDA(cudaEventCreate(&start));
+    SPARKSIM_CUDA(cudaEventCreateWithFlags(&drafted, cudaEventDisableTiming));
+    SPARKSIM_CUDA(cudaEventCreate(&stop));
+  }
+  ~Impl() {
+    if (stop != nullptr) cudaEventSynchronize(stop);
+    if (start != nullptr) cudaEventDestroy(start);
+    if (drafted != nullptr) cudaEventDestroy(drafted);
+    if (stop != nullptr) cudaEventDestroy(stop);
+  }
+};
+
+GreedyStepRunner::GreedyStepRunner(VerifyModel& target, DsparkModel& drafter,
+                                   const DraftShape& drafter_shape) {
+  drafter_shape.validate(target.shape());
+  if (drafter.device_view().gamma != drafter_shape.block_size) {
+    throw std::invalid_argument("GreedyStepRunner: drafter shape differs from the model's");
+  }
+  impl_ = std::make_unique<Impl>(target, drafter, drafter_shape);
+  target.set_capture_layers(drafter_shape.target_layer_ids);
+}
+
+GreedyStepRunner::~GreedyStepRunner() = default;
+
+double GreedyStepRunner::last_step_us() const {
+  return impl_->last_us;
+}
+
+std::vector<StepOutcome> GreedyStepRunner::step(std::vector<SpecRequest>& requests,
+                                                const std::vector<int>& verify_lengths) {
+  Impl& m = *impl_;
+  const int r_count = static_cast<int>(requests.size());
+  const int gamma = m.shape.block_size;
+  if (r_count < 1 || static_cast<int>(verify_lengths.size()) != r_count) {
+    throw std::invalid_argument("step: one verify length per request, at least one request");
+  }
+  // Host work first, all validated before anything is enqueued.
+  DraftRequest draft;
+  RaggedBatch batch;
+  batch.cu_seqlens = {0};
+  std::vector<int> lengths(static_cast<std::size_t>(r_count));
+  for (int r = 0; r < r_count; ++r) {
+    const SpecRequest& q = requests[r];
+    lengths[r] = std::clamp(verify_lengths[r], 0, gamma);
+    draft.anchors.push_back(q.anchor);
+    draft.context_lens.push_back(q.context_len);
+    draft.slots.push_back(q.slot);
+    batch.tokens.push_back(q.anchor);
+    batch.tokens.insert(batch.tokens.end(), static_cast<std::size_t>(lengths[r]), 0);  // drafts
+    batch.cu_seqlens.push_back(static_cast<int>(batch.tokens.size()));
+    batch.context_lens.push_back(q.context_len);
+    batch.slots.push_back(q.slot);
+  }
+  m.drafter.set_draft(draft);
+  m.target.set_batch(batch);  // every row gets logits: each one judges the draft after it
+  const VerifyModel::DeviceView tv = m.target.device_view();
+  const DsparkModel::DeviceView dv = m.drafter.device_view();
+  const auto ts = static_cast<cudaStream_t>(tv.stream);
+  const auto ds = static_cast<cudaStream_t>(dv.stream);
+  const int t_count = batch.total_tokens();
+  m.cu.reserve(batch.cu_seqlens.size());
+  m.argmax.reserve(static_cast<std::size_t>(t_count));
+  m.accepted.reserve(static_cast<std::size_t>(r_count));
+  m.committed.reserve(static_cast<std::size_t>(r_count));
+  SPARKSIM_CUDA(cudaMemcpyAsync(m.cu.get(), batch.cu_seqlens.data(),
+                                batch.cu_seqlens.size() * sizeof(int), cudaMemcpyHostToDevice, ts));
+
+  // Draft.
+  SPARKSIM_CUDA(cudaEventRecord(m.start, ds));
+  m.drafter.run();
+  SPARKSIM_CUDA(cudaEventRecord(m.drafted, ds));
+  // Verify the drafts, accept, commit.
+  SPARKSIM_CUDA(cudaStreamWaitEvent(ts, m.drafted, 0));
+  detail::launch_place_drafts(dv.tokens, gamma, m.cu.get(), r_count, tv.tokens, ts);
+  m.target.run();
+  detail::launch_row_argmax(tv.logits, t_count, m.target.shape().vocab, m.argmax.get(), ts);
+  detail::launch_greedy_accept(m.cu.get(), tv.tokens, m.argmax.get(), r_count, m.accepted.get(),
+                               m.committed.get(), ts);
+  // The drafter's context: every verified row's captured states, after the verify stream.
+  m.drafter.context_update_device(tv.states, batch, tv.stream);
+  SPARKSIM_CUDA(cudaEventRecord(m.stop, ds));
+  SPARKSIM_CUDA(cudaEventSynchronize(m.stop));
+  float ms = 0.0f;
+  SPARKSIM_CUDA(cudaEventElapsedTime(&ms, m.start, m.stop));
+  m.last_us = 1000.0 * ms;
+
+  const std::vector<int> accepted = m.accepted.download(static_cast<std::size_t>(r_count));
+  const std::vector<int> committed = m.committed.download(static_cast<std::size_t>(r_count));
+  std::vector<int> drafts(static_cast<std::size_t>(r_count) * gamma);
+  SPARKSIM_CUDA(
+      cudaMemcpy(drafts.data(), dv.tokens, drafts.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  std::vector<StepOutcome> out(static_cast<std::size_t>(r_count));
+  for (int r = 0; r < r_count; ++r) {
+    StepOutcome& o = out[r];
+    o.accepted = accepted[r];
+    const auto first = drafts.begin() + static_cast<std::ptrdiff_t>(r) * gamma;
+    o.committed.assign(first, first + o.accepted);
+    o.committed.push_back(committed[r]);
+    requests[r].context_len += 1 + o.accepted;
+    requests[r].anchor = committed[r];
+  }
+  return out;
+}
+
+}  // namespace sparksim::kernels::gpu

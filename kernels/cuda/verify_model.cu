@@ -1,0 +1,519 @@
+// VerifyModel (gpu_kernels.hpp): the target's verify forward on the device, shaped for timing
+// and graph capture. Every buffer a captured graph reads has a fixed address: the index block
+// (tokens, slots, positions, attended lengths, logit rows) at a token capacity, the workspaces, a
+// cuBLAS workspace set once. set_batch writes the indices into pinned staging (two buffers, each
+// reused only once its previous copy has run) and enqueues the copy on the model's stream, so it
+// never waits for the device. The KV cache holds one spare slot past the caller's, where padding
+// rows of a bucket write and read.
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "kernels/cuda/launchers.cuh"
+#include "kernels/gpu_kernels.hpp"
+#include "kernels/verify_rows.hpp"
+
+namespace sparksim::kernels::gpu {
+
+using detail::bf16;
+using detail::DeviceBuffer;
+using detail::RowLayout;
+
+namespace {
+
+void require(bool ok, const char* what) {
+  if (!ok) throw std::invalid_argument(what);
+}
+
+// cuBLAS's recommended workspace on Hopper; set once, so capture never allocates.
+constexpr std::size_t kCublasWorkspaceBytes = std::size_t{32} << 20;
+
+// Index arrays per token capacity: tokens, slot, pos, kv_len, logit rows.
+constexpr int kIndexArrays = 5;
+
+// The caller's cache with one spare slot (the padding rows').
+KvCacheShape with_spare_slot(KvCacheShape cache) {
+  ++cache.slots;
+  return cache;
+}
+
+void check_cache_matches(const TransformerShape& s, const KvCacheShape& cache) {
+  s.validate();
+  require(cache.layers == s.layers && cache.kv_heads == s.kv_heads &&
+              cache.head_dim == s.head_dim && cache.slots > 0 && cache.max_tokens > 0,
+          "VerifyModel: KV cache shape does not match the model");
+}
+
+// Host bf16 bits of bf16-exact floats and back.
+std::vector<std::uint16_t> to_bits(const std::vector<float>& v) {
+  std::vector<std::uint16_t> bits(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) bits[i] = bf16_bits(round_to_bf16(v[i]));
+  return bits;
+}
+
+std::vector<float> from_bits(const std::vector<std::uint16_t>& bits) {
+  std::vector<float> out(bits.size());
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    const std::uint32_t wide = static_cast<std::uint32_t>(bits[i]) << 16;
+    std::memcpy(&out[i], &wide, sizeof wide);
+  }
+  return out;
+}
+
+// Pinned host memory for one staged index block, and the event after its copy.
+struct Staging {
+  int* host = nullptr;
+  std::size_t ints = 0;
+  cudaEvent_t copied = nullptr;
+  Staging() { SPARKSIM_CUDA(cudaEventCreateWithFlags(&copied, cudaEventDisableTiming)); }
+  ~Staging() {
+    if (host != nullptr) cudaFreeHost(host);
+    if (copied != nullptr) cudaEventDestroy(copied);
+  }
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
+  void reserve(std::size_t n) {
+    if (n <= ints) return;
+    SPARKSIM_CUDA(cudaEventSynchronize(copied));
+    if (host != nullptr) SPARKSIM_CUDA(cudaFreeHost(host));
+    host = nullptr;
+    SPARKSIM_CUDA(cudaMallocHost(reinterpret_cast<void**>(&host), n * sizeof(int)));
+    ints = n;
+  }
+};
+
+}  // namespace
+
+struct VerifyModel::Impl {
+  TransformerShape shape;
+  KvCacheShape cache_shape;   // the caller's
+  KvCacheShape device_cache;  // plus the spare slot
+  cublasHandle_t cublas = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  DeviceBuffer<char> cublas_workspace;
+
+  struct Layer {
+    DeviceBuffer<bf16> attn_norm, wqkv, q_norm, k_norm, wo, ffn_norm, w_gate_up, w_down;
+  };
+  DeviceBuffer<bf16> embed, final_norm, lm_head;
+  std::vector<Layer> layers;
+  DeviceBuffer<bf16> k_cache, v_cache;
+  std::size_t weight_bytes = 0;
+
+  // Fixed-capacity buffers (capacity tokens each).
+  int capacity = 0;
+  DeviceBuffer<int> index_block;  // kIndexArrays x capacity
+  DeviceBuffer<float> x, x_rows, logits;
+  DeviceBuffer<bf16> normed, qkv, attn, gate_up, act;
+  DeviceBuffer<bf16> states;  // [capacity x capture_layers * hidden]
+  std::vector<int> capture_layers;
+  DeviceBuffer<char> l2_flush;
+  Staging staging[2];
+  int next_staging = 0;
+
+  // The current batch.
+  int t_real = 0;
+  int t_run = 0;   // tokens the layers run on: the bucket when graphed, else t_real
+  int bucket = 0;  // 0: eager
+  int n_rows = 0;  // logit rows
+
+  int max_graph_bucket = 0;
+  std::vector<int> buckets;
+  std::map<int, cudaGraphExec_t> graphs;
+
+  Impl(const TransformerShape& s, const KvCacheShape& cache) : shape(s) {
+    // A blocking stream: the weight and cache uploads (cudaMemcpy on the legacy stream) are
+    // ordered before its work.
+    SPARKSIM_CUDA(cudaStreamCreate(&stream));
+    SPARKSIM_CUBLAS(cublasCreate(&cublas));
+    SPARKSIM_CUBLAS(cublasSetStream(cublas, stream));
+    cublas_workspace.resize(kCublasWorkspaceBytes);
+    SPARKSIM_CUBLAS(cublasSetWorkspace(cublas, cublas_workspace.get(), kCublasWorkspaceBytes));
+    SPARKSIM_CUDA(cudaEventCreate(&start));
+    SPARKSIM_CUDA(cudaEventCreate(&stop));
+    layers.resize(static_cast<std::size_t>(s.layers));
+    allocate_cache(cache);
+  }
+  ~Impl() {
+    if (stream != nullptr) cudaStreamSynchronize(stream);
+    drop_graphs();
+    if (start != nullptr) cudaEventDestroy(start);
+    if (stop != nullptr) cudaEventDestroy(stop);
+    if (cublas != nullptr) cublasDestroy(cublas);
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+
+  void drop_graphs() {
+    for (auto& [b, exec] : graphs) cudaGraphExecDestroy(exec);
+    graphs.clear();
+  }
+
+  void allocate_cache(const KvCacheShape& cache) {
+    cache_shape = cache;
+    device_cache = with_spare_slot(cache);
+    drop_graphs();  // the graphs hold the old cache's addresses
+    k_cache.resize(0);
+    v_cache.resize(0);
+    k_cache.resize(static_cast<std::size_t>(device_cache.elements()));
+    v_cache.resize(static_cast<std::size_t>(device_cache.elements()));
+    SPARKSIM_CUDA(cudaMemsetAsync(k_cache.get(), 0, k_cache.size() * sizeof(bf16), stream));
+    SPARKSIM_CUDA(cudaMemsetAsync(v_cache.get(), 0, v_cache.size() * sizeof(bf16), stream));
+  }
+
+  // Grows every per-token buffer to `tokens`; a growth moves them, so the graphs go.
+  void ensure_capacity(int tokens) {
+    if (tokens <= capacity) return;
+    SPARKSIM_CUDA(cudaStreamSynchronize(stream));  // a queued run may still read the old ones
+    drop_graphs();
+    capacity = tokens;
+    const auto t = static_cast<std::size_t>(tokens);
+    const TransformerShape& s = shape;
+    index_block.resize(kIndexArrays * t);
+    x.resize(t * s.hidden);
+    x_rows.resize(t * s.hidden);
+    normed.resize(t * s.hidden);
+    qkv.resize(t * s.qkv_width());
+    attn.resize(t * s.q_width());
+    gate_up.resize(t * 2 * s.ffn);
+    act.resize(t * s.ffn);
+    logits.resize(t * s.vocab);
+    states.resize(t * capture_layers.size() * s.hidden);
+  }
+
+  int* index(int array) const {
+    return index_block.get() + static_cast<std::size_t>(array) * capacity;
+  }
+
+  // Every weight tensor in the generator's order (random_weights.cpp: tensor ids from 1000).
+  template <class Fn>
+  void for_each_tensor(Fn&& fn) {
+    const auto h = static_cast<std::size_t>(shape.hidden);
+    const auto v = static_cast<std::size_t>(shape.vocab);
+    const auto hd = static_cast<std::size_t>(shape.head_dim);
+    fn(embed, v * h, false);
+    for (Layer& l : layers) {
+      fn(l.attn_norm, h, true);
+      fn(l.wqkv, static_cast<std::size_t>(shape.qkv_width()) * h, false);
+      fn(l.q_norm, hd, true);
+      fn(l.k_norm, hd, true);
+      fn(l.wo, h * static_cast<std::size_t>(shape.q_width()), false);
+      fn(l.ffn_norm, h, true);
+      fn(l.w_gate_up, 2 * static_cast<std::size_t>(shape.ffn) * h, false);
+      fn(l.w_down, h * static_cast<std::size_t>(shape.ffn), false);
+    }
+    fn(final_norm, h, true);
+    if (!shape.tied_embeddings) fn(lm_head, v * h, false);
+  }
+
+  const bf16* lm_head_ptr() const { return shape.tied_embeddings ? embed.get() : lm_head.get(); }
+
+  // Embedding and decoder layers over t_count tokens of the index block (the capturable part).
+  void enqueue_layers(int t_count) {
+    const TransformerShape& s = shape;
+    const KvCacheShape& cs = device_cache;
+    const cudaStream_t st = stream;
+    const cublasHandle_t cb = cublas;
+    const auto eps = static_cast<float>(s.rms_eps);
+    const int hd = s.head_dim;
+    const int kv_width = s.kv_width();
+    const RowLayout hidden_rows{1, s.hidden, 0};
+    const RowLayout q_rows{s.q_heads, s.qkv_width(), 0};
+    const RowLayout k_rows{s.kv_heads, s.qkv_width(), s.q_width()};
+    const long long slot_stride = static_cast<long long>(cs.max_tokens) * kv_width;
+    const int* tokens = index(0);
+    const int* token_slot = index(1);
+    const int* token_pos = index(2);
+    const int* token_kv_len = index(3);
+
+    detail::launch_embed(tokens, t_count, embed.get(), s.hidden, x.get(), st);
+    for (int l = 0; l < s.layers; ++l) {
+      const Layer& w = layers[l];
+      detail::launch_rms_norm<float>(x.get(), hidden_rows, w.attn_norm.get(), t_count, s.hidden,
+                                     eps, normed.get(), hidden_rows, st);
+      detail::gemm_bf16(cb, normed.get(), w.wqkv.get(), qkv.get(), false, t_count, s.qkv_width(),
+                        s.hidden, 0.0f);
+      detail::launch_rms_norm<bf16>(qkv.get(), q_rows, w.q_norm.get(), t_count * s.q_heads, hd, eps,
+                                    qkv.get(), q_rows, st);
+      detail::launch_rms_norm<bf16>(qkv.get(), k_rows, w.k_norm.get(), t_count * s.kv_heads, hd,
+                                    eps, qkv.get(), k_rows, st);
+      detail::launch_rope(qkv.get(), q_rows, token_pos, t_count * s.q_heads, hd, s.rope_theta, st);
+      detail::launch_rope(qkv.get(), k_rows, token_pos, t_count * s.kv_heads, hd, s.rope_theta, st);
+      detail::launch_kv_append(qkv.get() + s.q_width(), qkv.get() + s.q_width() + kv_width,
+                               s.qkv_width(), t_count, token_slot, token_pos, k_cache.get(),
+                               v_cache.get(), cs.offset(l, 0, 0), slot_stride, kv_width, st);
+      detail::launch_ragged_attention(qkv.get(), s.qkv_width(), k_cache.get(), v_cache.get(),
+                                      cs.offset(l, 0, 0), slot_stride, kv_width, token_slot,
+                                      token_kv_len, t_count, s.q_heads, s.q_heads / s.kv_heads, hd,
+                                      attn.get(), s.q_width(), st);
+      // beta = 1: the output projection accumulates straight into the fp32 residual stream.
+      detail::gemm_bf16(cb, attn.get(), w.wo.get(), x.get(), true, t_count, s.hidden, s.q_width(),
+                        1.0f);
+      detail::launch_rms_norm<float>(x.get(), hidden_rows, w.ffn_norm.get(), t_count, s.hidden, eps,
+                                     normed.get(), hidden_rows, st);
+      detail::gemm_bf16(cb, normed.get(), w.w_gate_up.get(), gate_up.get(), false, t_count,
+                        2 * s.ffn, s.hidden, 0.0f);
+      detail::launch_swiglu(gate_up.get(), t_count, s.ffn, act.get(), st);
+      detail::gemm_bf16(cb, act.get(), w.w_down.get(), x.get(), true, t_count, s.hidden, s.ffn,
+                        1.0f);
+      const auto ids = static_cast<long long>(capture_layers.size());
+      for (long long c = 0; c < ids; ++c) {
+        if (capture_layers[c] != l) continue;
+        detail::launch_store_states(x.get(), t_count, s.hidden, states.get(), ids * s.hidden,
+                                    c * s.hidden, st);
+      }
+    }
+  }
+
+  // The rows that need logits, the final norm on them, the LM head on them.
+  void enqueue_head() {
+    const TransformerShape& s = shape;
+    const RowLayout hidden_rows{1, s.hidden, 0};
+    detail::launch_gather_rows(x.get(), index(4), n_rows, s.hidden, x_rows.get(), stream);
+    detail::launch_rms_norm<float>(x_rows.get(), hidden_rows, final_norm.get(), n_rows, s.hidden,
+                                   static_cast<float>(s.rms_eps), normed.get(), hidden_rows,
+                                   stream);
+    detail::gemm_bf16(cublas, normed.get(), lm_head_ptr(), logits.get(), true, n_rows, s.vocab,
+                      s.hidden, 0.0f);
+  }
+
+  cudaGraphExec_t graph_for(int b) {
+    const auto it = graphs.find(b);
+    if (it != graphs.end()) return it->second;
+    // One eager pass first: cuBLAS and the kernels initialise lazily (module loads, heuristics),
+    // which must not happen inside a capture. It rewrites the same K/V the graph will.
+    enqueue_layers(b);
+    SPARKSIM_CUDA(cudaStreamSynchronize(stream));
+    cudaGraph_t graph = nullptr;
+    SPARKSIM_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    try {
+      enqueue_layers(b);
+    } catch (...) {
+      cudaStreamEndCapture(stream, &graph);
+      if (graph != nullptr) cudaGraphDestroy(graph);
+      throw;
+    }
+    SPARKSIM_CUDA(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    SPARKSIM_CUDA(e);
+    graphs.emplace(b, exec);
+    return exec;
+  }
+};
+
+VerifyModel::VerifyModel(const TargetWeights& w, const KvCacheShape& cache) {
+  check_cache_matches(w.shape, cache);
+  if (device_count() == 0) throw std::runtime_error("no CUDA device");
+  impl_ = std::make_unique<Impl>(w.shape, cache);
+  Impl& m = *impl_;
+  detail::upload_bf16(m.embed, w.embed);
+  detail::upload_bf16(m.final_norm, w.final_norm);
+  if (!w.shape.tied_embeddings) detail::upload_bf16(m.lm_head, w.lm_head);
+  for (std::size_t l = 0; l < w.layers.size(); ++l) {
+    const LayerWeights& src = w.layers[l];
+    Impl::Layer& dst = m.layers[l];
+    detail::upload_bf16(dst.attn_norm, src.attn_norm);
+    detail::upload_bf16(dst.wqkv, src.wqkv);
+    detail::upload_bf16(dst.q_norm, src.q_norm);
+    detail::upload_bf16(dst.k_norm, src.k_norm);
+    detail::upload_bf16(dst.wo, src.wo);
+    detail::upload_bf16(dst.ffn_norm, src.ffn_norm);
+    detail::upload_bf16(dst.w_gate_up, src.w_gate_up);
+    detail::upload_bf16(dst.w_down, src.w_down);
+  }
+  m.for_each_tensor(
+      [&](DeviceBuffer<bf16>& b, std::size_t, bool) { m.weight_bytes += b.size() * sizeof(bf16); });
+}
+
+VerifyModel::VerifyModel(const TransformerShape& shape, std::uint64_t seed, double matrix_std,
+                         const KvCacheShape& cache) {
+  check_cache_matches(shape, cache);
+  if (device_count() == 0) throw std::runtime_error("no CUDA device");
+  impl_ = std::make_unique<Impl>(shape, cache);
+  Impl& m = *impl_;
+  std::uint64_t id = 1000;
+  const double matrix_half_width = matrix_std * std::sqrt(3.0);
+  m.for_each_tensor([&](DeviceBuffer<bf16>& b, std::size_t n, bool gain) {
+    b.resize(n);
+    detail::launch_fill_random(b.get(), n, seed, id++, gain ? 1.0 : 0.0,
+                               gain ? 0.1 : matrix_half_width, m.stream);
+    m.weight_bytes += n * sizeof(bf16);
+  });
+  SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));
+}
+
+VerifyModel::~VerifyModel() = default;
+
+const TransformerShape& VerifyModel::shape() const {
+  return impl_->shape;
+}
+
+std::size_t VerifyModel::weight_bytes() const {
+  return impl_->weight_bytes;
+}
+
+VerifyModel::DeviceHeads VerifyModel::heads() const {
+  return {impl_->embed.get(), impl_->lm_head_ptr()};
+}
+
+void VerifyModel::set_capture_layers(const std::vector<int>& layer_ids) {
+  Impl& m = *impl_;
+  for (int id : layer_ids) {
+    require(id >= 0 && id < m.shape.layers, "set_capture_layers: layer id out of range");
+  }
+  SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));
+  m.drop_graphs();  // the graphs were captured with the old stores
+  m.capture_layers = layer_ids;
+  m.states.resize(static_cast<std::size_t>(m.capacity) * layer_ids.size() * m.shape.hidden);
+}
+
+VerifyModel::DeviceView VerifyModel::device_view() const {
+  const Impl& m = *impl_;
+  return {m.stream, m.index(0), m.logits.get(), m.states.get()};
+}
+
+void VerifyModel::upload_kv(const HostKvCache& cache) {
+  Impl& m = *impl_;
+  const KvCacheShape& cs = m.cache_shape;
+  require(cache.shape.elements() == cs.elements(),
+          "upload_kv: cache shape differs from the model's");
+  SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));
+  // Layer by layer: the device layers are one slot longer (the spare slot stays as it is).
+  const std::size_t layer_bytes = static_cast<std::size_t>(cs.offset(1, 0, 0)) * sizeof(bf16);
+  const std::size_t device_layer_bytes =
+      static_cast<std::size_t>(m.device_cache.offset(1, 0, 0)) * sizeof(bf16);
+  const std::vector<std::uint16_t> k = to_bits(cache.k);
+  const std::vector<std::uint16_t> v = to_bits(cache.v);
+  SPARKSIM_CUDA(cudaMemcpy2D(m.k_cache.get(), device_layer_bytes, k.data(), layer_bytes,
+                             layer_bytes, static_cast<std::size_t>(cs.layers),
+                             cudaMemcpyHostToDevice));
+  SPARKSIM_CUDA(cudaMemcpy2D(m.v_cache.get(), device_layer_bytes, v.data(), layer_bytes,
+                             layer_bytes, static_cast<std::size_t>(cs.layers),
+                             cudaMemcpyHostToDevice));
+}
+
+HostKvCache VerifyModel::download_kv() const {
+  const Impl& m = *impl_;
+  const KvCacheShape& cs = m.cache_shape;
+  HostKvCache out(cs);
+  SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));
+  const std::size_t layer_bytes = static_cast<std::size_t>(cs.offset(1, 0, 0)) * sizeof(bf16);
+  const std::size_t device_layer_bytes =
+      static_cast<std::size_t>(m.device_cache.offset(1, 0, 0)) * sizeof(bf16);
+  std::vector<std::uint16_t> bits(out.k.size());
+  SPARKSIM_CUDA(cudaMemcpy2D(bits.data(), layer_bytes, m.k_cache.get(), device_layer_bytes,
+                             layer_bytes, static_cast<std::size_t>(cs.layers),
+                             cudaMemcpyDeviceToHost));
+  out.k = from_bits(bits);
+  SPARKSIM_CUDA(cudaMemcpy2D(bits.data(), layer_bytes, m.v_cache.get(), device_layer_bytes,
+                             layer_bytes, static_cast<std::size_t>(cs.layers),
+                             cudaMemcpyDeviceToHost));
+  out.v = from_bits(bits);
+  return out;
+}
+
+void VerifyModel::resize_kv(const KvCacheShape& cache) {
+  check_cache_matches(impl_->shape, cache);
+  SPARKSIM_CUDA(cudaStreamSynchronize(impl_->stream));
+  impl_->allocate_cache(cache);
+  impl_->t_real = 0;  // the current batch was validated against the old cache
+}
+
+void VerifyModel::reserve_tokens(int tokens) {
+  require(tokens > 0, "reserve_tokens: tokens must be positive");
+  impl_->ensure_capacity(tokens);
+}
+
+void VerifyModel::use_graphs(int max_bucket) {
+  require(max_bucket >= 0, "use_graphs: max_bucket must be >= 0");
+  Impl& m = *impl_;
+  SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));
+  m.drop_graphs();
+  m.max_graph_bucket = detail::sync_after_launch() ? 0 : max_bucket;
+  m.buckets = graph_buckets(m.max_graph_bucket);
+  if (m.max_graph_bucket > 0) m.ensure_capacity(m.buckets.back());
+  m.t_real = 0;  // set the batch again: its padding depends on the buckets
+}
+
+void VerifyModel::set_batch(const RaggedBatch& batch, const std::vector<bool>& prefill) {
+  Impl& m = *impl_;
+  batch.validate(m.cache_shape, m.shape.vocab);
+  const std::vector<int> rows = logit_rows(batch, prefill);
+  const int t_real = batch.total_tokens();
+  const int bucket = m.max_graph_bucket > 0 ? graph_bucket_of(t_real, m.buckets) : 0;
+  const int t_run = bucket > 0 ? bucket : t_real;
+  m.ensure_capacity(t_run);
+  // The spare slot (index cache_shape.slots) takes the padding rows.
+  const VerifyTokenIndex index = verify_token_index(batch, t_run, m.cache_shape.slots);
+  Staging& staging = m.staging[m.next_staging];
+  m.next_staging ^= 1;
+  const auto cap = static_cast<std::size_t>(m.capacity);
+  staging.reserve(kIndexArrays * cap);
+  // Waits only if this buffer's copy of two batches ago has not run yet.
+  SPARKSIM_CUDA(cudaEventSynchronize(staging.copied));
+  int* host = staging.host;
+  std::memcpy(host, index.tokens.data(), index.tokens.size() * sizeof(int));
+  std::memcpy(host + cap, index.slot.data(), index.slot.size() * sizeof(int));
+  std::memcpy(host + 2 * cap, index.pos.data(), index.pos.size() * sizeof(int));
+  std::memcpy(host + 3 * cap, index.kv_len.data(), index.kv_len.size() * sizeof(int));
+  std::memcpy(host + 4 * cap, rows.data(), rows.size() * sizeof(int));
+  SPARKSIM_CUDA(cudaMemcpyAsync(m.index_block.get(), host, kIndexArrays * cap * sizeof(int),
+                                cudaMemcpyHostToDevice, m.stream));
+  SPARKSIM_CUDA(cudaEventRecord(staging.copied, m.stream));
+  m.t_real = t_real;
+  m.t_run = t_run;
+  m.bucket = bucket;
+  m.n_rows = static_cast<int>(rows.size());
+}
+
+void VerifyModel::run() {
+  Impl& m = *impl_;
+  require(m.t_real > 0, "VerifyModel::run: no batch set");
+  if (m.bucket > 0) {
+    SPARKSIM_CUDA(cudaGraphLaunch(m.graph_for(m.bucket), m.stream));
+  } else {
+    m.enqueue_layers(m.t_run);
+  }
+  m.enqueue_head();
+}
+
+int VerifyModel::logit_row_count() const {
+  return impl_->n_rows;
+}
+
+std::vector<float> VerifyModel::logits() const {
+  SPARKSIM_CUDA(cudaStreamSynchronize(impl_->stream));
+  return impl_->logits.download(static_cast<std::size_t>(impl_->n_rows) * impl_->shape.vocab);
+}
+
+std::vector<float> VerifyModel::forward(const RaggedBatch& batch) {
+  set_batch(batch);
+  run();
+  return logits();
+}
+
+double VerifyModel::run_timed_us(std::size_t l2_flush_bytes) {
+  Impl& m = *impl_;
+  if (l2_flush_bytes > 0) {
+    m.l2_flush.reserve(l2_flush_bytes);
+    // Outside the timed region, so every sample streams its weights from HBM.
+    SPARKSIM_CUDA(cudaMemsetAsync(m.l2_flush.get(), 0, l2_flush_bytes, m.stream));
+  }
+  SPARKSIM_CUDA(cudaEventRecord(m.start, m.stream));
+  run();
+  SPARKSIM_CUDA(cudaEventRecord(m.stop, m.stream));
+  SPARKSIM_CUDA(cudaEventSynchronize(m.stop));
+  float ms = 0.0f;
+  SPARKSIM_CUDA(cudaEventElapsedTime(&ms, m.start, m.stop));
+  return 1000.0 * ms;
+}
+
+TimingStats VerifyModel::time_run(const SamplingOptions& options, std::size_t l2_flush_bytes) {
+  return sample_until_stable([&] { return run_timed_us(l2_flush_bytes); }, options);
+}
+
+}  // namespace sparksim::kernels::gpu
