@@ -4,6 +4,7 @@
 // of the constants keeps each one positive without bounds.
 #include "profiles/measured_db/analytic_recalibration.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -28,12 +29,16 @@ Eigen::VectorXd to_log(const RooflineConstants& c) {
   return x;
 }
 
+// Each constant is kept within e^±7 (0.0009 to 1100): a direction the data do not pin down (one
+// target's per-kernel overhead against its per-step constant) must not run off to 0 or infinity,
+// where a step time overflows.
 RooflineConstants from_log(const Eigen::VectorXd& x, RooflineConstants c) {
-  c.bandwidth_efficiency = std::exp(x[0]);
-  c.gemm_efficiency = std::exp(x[1]);
-  c.attention_efficiency = std::exp(x[2]);
-  c.kernel_overhead_us = std::exp(x[3]);
-  c.step_fixed_us = std::exp(x[4]);
+  const auto bounded = [](double v) { return std::exp(std::clamp(v, -7.0, 7.0)); };
+  c.bandwidth_efficiency = bounded(x[0]);
+  c.gemm_efficiency = bounded(x[1]);
+  c.attention_efficiency = bounded(x[2]);
+  c.kernel_overhead_us = bounded(x[3]);
+  c.step_fixed_us = bounded(x[4]);
   return c;
 }
 
