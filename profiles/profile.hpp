@@ -35,6 +35,7 @@ struct Provenance {
 //   t = fixed + dense(pad(B_total)) + kv_read * Σ ctx_decode + attn_pair * (query×context pairs)
 //       + per_request * R + head(verify rows + 1 if a prefill chunk runs)
 //       + (prefill_chunk if a prefill chunk runs) [+ prefill pairs at their own rate if set]
+//       + prefill_token * prefill tokens + decode_attention(R, Σ ctx_decode / R)
 // per_request: work per verifying request independent of its tokens (decode attention's
 // per-sequence work; DeepSeek-V4's sliding-window KV read). The last two are optional (0 / empty
 // in older profiles): measured-db profiles fit decode attention's per-request cost and tabulate
@@ -57,6 +58,17 @@ struct VerifyTimeModel {
   std::optional<double> prefill_attention_ns_per_pair;
   std::vector<std::int64_t> head_tokens;  // ascending, first >= 1; empty = head inside dense
   std::vector<double> head_us;            // same length, non-decreasing
+  // Per prefill token outside the dense table (optional, 0 in older profiles): measured-db
+  // profiles fit it because a chunk's attention costs more per pair the shorter the chunk.
+  double prefill_token_ns = 0;
+  // Decode attention tabulated over (R requests, mean context Σ ctx / R) (optional; empty in
+  // older profiles): measured-db profiles carry the database's own grid, because FlashAttention's
+  // decode time is not linear in Σ context (a floor at small batch, split-KV steps, few long
+  // requests slower than many short ones). Bilinear inside; below the grid the first row/column;
+  // above the last R linear in R; above the last context the last slope continues.
+  std::vector<std::int64_t> decode_attention_requests;   // ascending, first >= 1, >= 2 entries
+  std::vector<std::int64_t> decode_attention_context;    // ascending, first >= 1, >= 2 entries
+  std::vector<std::vector<double>> decode_attention_us;  // [requests][context], whole forward
 };
 
 // Draft cost of one step for R requests with block size γ and C cached context tokens in total:

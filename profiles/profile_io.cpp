@@ -132,10 +132,12 @@ const NumberRange kMicrosecondsRange = NumberRange::between(0, 1e9);  // <= 1000
 const NumberRange kNsPerTokenRange = NumberRange::between(0, 1e6);    // <= 1 ms per token
 
 void read_verify(const JsonFile& f, VerifyTimeModel& v) {
-  f.reject_unknown_keys(ptr("/verify"), {"fixed_us", "graph_buckets", "dense_tokens", "dense_us",
-                                         "kv_read_ns_per_context_token", "attention_ns_per_pair",
-                                         "per_request_us", "head_tokens", "head_us",
-                                         "prefill_chunk_us", "prefill_attention_ns_per_pair"});
+  f.reject_unknown_keys(
+      ptr("/verify"),
+      {"fixed_us", "graph_buckets", "dense_tokens", "dense_us", "kv_read_ns_per_context_token",
+       "attention_ns_per_pair", "per_request_us", "head_tokens", "head_us", "prefill_chunk_us",
+       "prefill_attention_ns_per_pair", "prefill_token_ns", "decode_attention_requests",
+       "decode_attention_context", "decode_attention_us"});
   v.fixed_us = f.get_number(ptr("/verify/fixed_us"), kMicrosecondsRange);
   v.graph_buckets = read_ascending_tokens(f, "/verify/graph_buckets", 0);
   v.dense_tokens = read_ascending_tokens(f, "/verify/dense_tokens", 2);
@@ -163,6 +165,23 @@ void read_verify(const JsonFile& f, VerifyTimeModel& v) {
   if (f.has(ptr("/verify/prefill_attention_ns_per_pair"))) {
     v.prefill_attention_ns_per_pair =
         f.get_number(ptr("/verify/prefill_attention_ns_per_pair"), kNsPerTokenRange);
+  }
+  if (f.has(ptr("/verify/prefill_token_ns"))) {
+    v.prefill_token_ns = f.get_number(ptr("/verify/prefill_token_ns"), kNsPerTokenRange);
+  }
+  if (f.has(ptr("/verify/decode_attention_requests")) ||
+      f.has(ptr("/verify/decode_attention_context")) || f.has(ptr("/verify/decode_attention_us"))) {
+    v.decode_attention_requests = read_ascending_tokens(f, "/verify/decode_attention_requests", 2);
+    v.decode_attention_context = read_ascending_tokens(f, "/verify/decode_attention_context", 2);
+    const Pointer rows = ptr("/verify/decode_attention_us");
+    require_same_length(f, "/verify/decode_attention_us", f.get_array(rows).size(),
+                        "/verify/decode_attention_requests", v.decode_attention_requests.size());
+    for (std::size_t i = 0; i < v.decode_attention_requests.size(); ++i) {
+      const std::string at = "/verify/decode_attention_us/" + std::to_string(i);
+      v.decode_attention_us.push_back(f.get_number_array(ptr(at), kMicrosecondsRange));
+      require_same_length(f, at, v.decode_attention_us.back().size(),
+                          "/verify/decode_attention_context", v.decode_attention_context.size());
+    }
   }
   if (f.has(ptr("/verify/head_tokens")) || f.has(ptr("/verify/head_us"))) {
     v.head_tokens = read_ascending_tokens(f, "/verify/head_tokens", 2);
@@ -293,6 +312,18 @@ Ordered profile_to_ordered(const Profile& p) {
   if (!p.verify.head_tokens.empty()) {
     j["verify"]["head_tokens"] = p.verify.head_tokens;
     j["verify"]["head_us"] = numbers(p.verify.head_us);
+  }
+  if (p.verify.prefill_token_ns != 0) {
+    j["verify"]["prefill_token_ns"] = number(p.verify.prefill_token_ns);
+  }
+  if (!p.verify.decode_attention_requests.empty()) {
+    j["verify"]["decode_attention_requests"] = p.verify.decode_attention_requests;
+    j["verify"]["decode_attention_context"] = p.verify.decode_attention_context;
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const std::vector<double>& row : p.verify.decode_attention_us) {
+      rows.push_back(numbers(row));
+    }
+    j["verify"]["decode_attention_us"] = rows;
   }
   Ordered draft;
   for (int i = 0; i < kDrafterFamilyCount; ++i) {

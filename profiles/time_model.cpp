@@ -58,6 +58,19 @@ TimeModel::TimeModel(const Profile& profile)
       head_by_rows_us_[static_cast<std::size_t>(r)] = head_us(r);
     }
   }
+  const auto& ar = verify_.decode_attention_requests;
+  const auto& ac = verify_.decode_attention_context;
+  if (!ar.empty() || !ac.empty() || !verify_.decode_attention_us.empty()) {
+    bool ok = ar.size() >= 2 && ac.size() >= 2 && verify_.decode_attention_us.size() == ar.size();
+    for (const auto& row : verify_.decode_attention_us) ok = ok && row.size() == ac.size();
+    for (std::size_t i = 0; ok && i + 1 < ar.size(); ++i) ok = ar[i] < ar[i + 1];
+    for (std::size_t i = 0; ok && i + 1 < ac.size(); ++i) ok = ac[i] < ac[i + 1];
+    if (!ok) {
+      throw std::invalid_argument(
+          "TimeModel: the decode-attention table needs >= 2 ascending requests and contexts and "
+          "one row per request count of the contexts' length");
+    }
+  }
   padded_dense_us_.resize(static_cast<std::size_t>(kPaddedDenseTokens));
   for (std::int64_t t = 0; t < kPaddedDenseTokens; ++t) {
     padded_dense_us_[static_cast<std::size_t>(t)] = step_dense_us(pad(t));
@@ -104,6 +117,47 @@ double TimeModel::head_us(std::int64_t rows) const {
   return y[i] + slope * static_cast<double>(rows - x[i]);
 }
 
+namespace {
+
+// Segment of an ascending grid for x: index i with the fraction f of the way to i + 1 (f < 0 is
+// clamped to the first point; f > 1 past the last point extrapolates the last segment).
+void grid_segment(const std::vector<std::int64_t>& grid, double x, std::size_t& i, double& f) {
+  if (x <= static_cast<double>(grid.front())) {
+    i = 0;
+    f = 0;
+    return;
+  }
+  const auto it = std::lower_bound(grid.begin(), grid.end(), x, [](std::int64_t g, double v) {
+    return static_cast<double>(g) < v;
+  });
+  i = std::min(static_cast<std::size_t>(it - grid.begin()), grid.size() - 1);
+  if (i > 0) --i;
+  const double lo = static_cast<double>(grid[i]);
+  f = (x - lo) / (static_cast<double>(grid[i + 1]) - lo);
+}
+
+}  // namespace
+
+double TimeModel::decode_attention_us(std::int64_t requests, std::int64_t context_tokens) const {
+  const auto& rs = verify_.decode_attention_requests;
+  if (rs.empty() || requests <= 0) return 0;
+  const auto& table = verify_.decode_attention_us;
+  std::size_t c = 0;
+  double fc = 0;
+  grid_segment(verify_.decode_attention_context,
+               static_cast<double>(context_tokens) / static_cast<double>(requests), c, fc);
+  // Along context at one request count (the last slope continues past the last context).
+  const auto at = [&](std::size_t r) { return table[r][c] + fc * (table[r][c + 1] - table[r][c]); };
+  if (requests >= rs.back()) {
+    // Past the largest batch: linear in batch, the database reader's rule.
+    return at(rs.size() - 1) * static_cast<double>(requests) / static_cast<double>(rs.back());
+  }
+  std::size_t r = 0;
+  double fr = 0;
+  grid_segment(rs, static_cast<double>(requests), r, fr);
+  return at(r) + fr * (at(r + 1) - at(r));
+}
+
 SimTime TimeModel::verify_time(const BatchShape& shape) const {
   const std::int64_t tokens = shape.verify_tokens + shape.prefill_tokens;
   if (tokens <= 0) return 0;
@@ -124,7 +178,9 @@ SimTime TimeModel::verify_time(const BatchShape& shape) const {
       verify_.kv_read_ns_per_context_token * static_cast<double>(shape.decode_context_tokens) +
       verify_.attention_ns_per_pair * static_cast<double>(shape.verify_attention_pairs) +
       prefill_pair_ns_ * static_cast<double>(shape.prefill_attention_pairs) +
-      (shape.prefill_tokens > 0 ? verify_.prefill_chunk_us * 1e3 : 0.0);
+      (shape.prefill_tokens > 0 ? verify_.prefill_chunk_us * 1e3 : 0.0) +
+      verify_.prefill_token_ns * static_cast<double>(shape.prefill_tokens) +
+      decode_attention_us(shape.decode_requests, shape.decode_context_tokens) * 1e3;
   return round_ns(ns);
 }
 
@@ -147,6 +203,8 @@ VerifyTerms TimeModel::verify_terms(const BatchShape& shape) const {
   t.prefill_attention_us =
       prefill_pair_ns_ * static_cast<double>(shape.prefill_attention_pairs) * 1e-3;
   t.prefill_chunk_us = shape.prefill_tokens > 0 ? verify_.prefill_chunk_us : 0.0;
+  t.prefill_token_us = verify_.prefill_token_ns * static_cast<double>(shape.prefill_tokens) * 1e-3;
+  t.decode_attention_us = decode_attention_us(shape.decode_requests, shape.decode_context_tokens);
   return t;
 }
 

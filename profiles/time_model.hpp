@@ -26,10 +26,11 @@ struct VerifyTerms {
   std::int64_t padded_tokens = 0;  // the dense table's argument: pad(verify + prefill tokens)
   std::int64_t head_rows = 0;      // LM-head rows (0 when the dense table includes the head)
   double fixed_us = 0, dense_us = 0, head_us = 0, per_request_us = 0, kv_read_us = 0,
-         attention_us = 0, prefill_chunk_us = 0, prefill_attention_us = 0;
+         attention_us = 0, prefill_chunk_us = 0, prefill_attention_us = 0, prefill_token_us = 0,
+         decode_attention_us = 0;  // the profile's decode-attention table (0 without one)
   double total_us() const {
     return fixed_us + dense_us + head_us + per_request_us + kv_read_us + attention_us +
-           prefill_chunk_us + prefill_attention_us;
+           prefill_chunk_us + prefill_attention_us + prefill_token_us + decode_attention_us;
   }
 };
 
@@ -57,6 +58,8 @@ class TimeModel {
   double step_dense_us(std::int64_t tokens) const;
   // The LM head over `rows` verified rows (0 when the profile has no head table).
   double head_us(std::int64_t rows) const;
+  // The decode-attention table at R requests holding `context_tokens` in all (0 without one).
+  double decode_attention_us(std::int64_t requests, std::int64_t context_tokens) const;
   std::int64_t pad(std::int64_t tokens) const;
   // dense_us(pad(tokens)) for tokens < kPaddedDenseTokens, so a step's time needs no search.
   static constexpr std::int64_t kPaddedDenseTokens = 16384;

@@ -23,7 +23,8 @@ void add_v4_topologies_command(CLI::App& app);     // v4_topologies_command.cpp:
 void add_calibrate_command(CLI::App& app);         // calibrate_command.cpp: STS from a log or run
 void add_heterogeneity_command(CLI::App& app);     // heterogeneity_command.cpp: vs Spec-Bench
 void add_validate_command(CLI::App& app);          // validate_command.cpp: replay real benchmarks
-void add_profile_measured_db_command(CLI::App& app);  // profile_measured_db_command.cpp
+void add_profile_measured_db_command(CLI::App& app);   // profile_measured_db_command.cpp
+void add_recalibrate_analytic_command(CLI::App& app);  // recalibrate_analytic_command.cpp
 void add_step_time_command(CLI::App& app);  // step_time_command.cpp: a profile's step time
 // calibrate_kernels_command.cpp: calibrate-fit (measured profile from a kernel sweep) and
 // calibrate-fidelity (predicted against replayed step times)

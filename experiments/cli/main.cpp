@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   sparksim::cli::add_profile_command(app);
   sparksim::cli::add_profile_moe_command(app);
   sparksim::cli::add_profile_measured_db_command(app);
+  sparksim::cli::add_recalibrate_analytic_command(app);
   sparksim::cli::add_step_time_command(app);
   sparksim::cli::add_policies_command(app);
   sparksim::cli::add_calibrate_command(app);

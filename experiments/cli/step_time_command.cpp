@@ -69,8 +69,13 @@ void run(const StepTimeOptions& o) {
   term("per request", t.per_request_us);
   term("KV read (" + std::to_string(b.decode_context_tokens) + " context tokens)", t.kv_read_us);
   term("verify attention pairs (" + std::to_string(b.verify_attention_pairs) + ")", t.attention_us);
+  if (!profile.verify.decode_attention_requests.empty()) {
+    term("decode attention table at " + std::to_string(b.decode_requests) + " requests",
+         t.decode_attention_us);
+  }
   if (o.prefill_tokens > 0) {
     term("prefill chunk", t.prefill_chunk_us);
+    if (profile.verify.prefill_token_ns != 0) term("prefill tokens", t.prefill_token_us);
     term("prefill attention pairs (" + std::to_string(b.prefill_attention_pairs) + ")",
          t.prefill_attention_us);
   }

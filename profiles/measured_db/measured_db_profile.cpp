@@ -21,12 +21,44 @@ double round_to(double x, int decimals) {
 }
 
 // Token counts of the dense and head tables: every graph bucket (padded steps land on a point),
-// then the GEMM table's own m grid beyond the last bucket (512 + 256 k, 8192, 16384, 32768).
+// then the GEMM table's own m grid beyond the last bucket, its m + 1 points included (512, 513,
+// 768, 769, ... 4352, 4353, 8192, 16384, 32768): cuBLAS changes tiles between m and m + 1, so
+// without them a step just past a grid point (8 decode rows beside a 1024-token chunk) would be
+// interpolated from the cheap side of the step (-21% before this rule).
 std::vector<std::int64_t> table_tokens(const std::vector<std::int64_t>& buckets) {
   std::set<std::int64_t> t(buckets.begin(), buckets.end());
-  for (std::int64_t m = 768; m <= 4352; m += 256) t.insert(m);
+  for (std::int64_t m = 512; m <= 4352; m += 256) {
+    t.insert(m);
+    t.insert(m + 1);
+  }
   for (std::int64_t m : {8192, 16384, 32768}) t.insert(m);
   return {t.begin(), t.end()};
+}
+
+// The least-squares non-decreasing sequence to y (pool adjacent violators): measured GEMM rows
+// are not monotone in m (H100 Qwen3-14B: 64 rows slower than 96), the profile's tables must be
+// ("more tokens never cost less"), and pooling splits the difference where lifting every dip to
+// its predecessor over-predicted the cheaper shapes by up to 10%.
+std::vector<double> nondecreasing_fit(const std::vector<double>& y) {
+  std::vector<double> value;
+  std::vector<std::size_t> count;
+  for (double x : y) {
+    value.push_back(x);
+    count.push_back(1);
+    while (value.size() > 1 && value[value.size() - 2] > value.back()) {
+      const std::size_t n = count[count.size() - 2] + count.back();
+      const double v = (value[value.size() - 2] * static_cast<double>(count[count.size() - 2]) +
+                        value.back() * static_cast<double>(count.back())) /
+                       static_cast<double>(n);
+      value.pop_back();
+      count.pop_back();
+      value.back() = v;
+      count.back() = n;
+    }
+  }
+  std::vector<double> out;
+  for (std::size_t i = 0; i < value.size(); ++i) out.insert(out.end(), count[i], value[i]);
+  return out;
 }
 
 // Draft-model flags per family, as the analytic generator sets them (profiles/README.md).
@@ -123,11 +155,35 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
     v.dense_us.push_back(round_to(layers.ms * 1e3 * static_cast<double>(shape.layers), 3));
     v.head_us.push_back(round_to(head.ms * 1e3, 3));
   }
-  // Tables are measured latencies: a non-monotone neighbour (run-to-run noise, README caveat)
-  // is lifted to its predecessor so "more tokens never cost less" holds.
-  for (std::size_t i = 1; i < v.dense_us.size(); ++i) {
-    v.dense_us[i] = std::max(v.dense_us[i], v.dense_us[i - 1]);
-    v.head_us[i] = std::max(v.head_us[i], v.head_us[i - 1]);
+  // Tables are measured latencies, not monotone everywhere (tile choices, run-to-run noise):
+  // the least-squares non-decreasing fit keeps "more tokens never cost less".
+  v.dense_us = nondecreasing_fit(v.dense_us);
+  v.head_us = nondecreasing_fit(v.head_us);
+  for (double& x : v.dense_us) x = round_to(x, 3);
+  for (double& x : v.head_us) x = round_to(x, 3);
+  // Decode attention on the database's own (batch, step + 1) grid, times the layers: the
+  // composition's verify_attention at W = 1, so between grid points the time model interpolates
+  // as the reader does.
+  v.decode_attention_context.clear();
+  for (std::int64_t step : db.decode_attention().lengths()) {
+    v.decode_attention_context.push_back(step + 1);
+  }
+  {
+    std::set<std::int64_t> batches;
+    for (std::int64_t step : db.decode_attention().lengths()) {
+      for (std::int64_t b : db.decode_attention().batches_at(step)) batches.insert(b);
+    }
+    v.decode_attention_requests.assign(batches.begin(), batches.end());
+  }
+  v.decode_attention_us.clear();
+  for (std::int64_t r : v.decode_attention_requests) {
+    std::vector<double> row;
+    for (std::int64_t c : v.decode_attention_context) {
+      const KernelLatency k = composer.verify_attention(r, 1, c);
+      outside.insert(k.outside_grid.begin(), k.outside_grid.end());
+      row.push_back(round_to(k.ms * 1e3 * static_cast<double>(shape.layers), 3));
+    }
+    v.decode_attention_us.push_back(std::move(row));
   }
   v.fixed_us = 0;
   v.kv_read_ns_per_context_token = 0;
@@ -138,7 +194,8 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
   const std::vector<FidelityPoint> points = fidelity_points(p.kv_capacity_tokens());
   const TimeModel tables_only(p);
   DesignMatrix d({"fixed_us", "per_request_us", "kv_read_us_per_context_token",
-                  "attention_us_per_pair", "prefill_chunk_us", "prefill_attention_us_per_pair"});
+                  "attention_us_per_pair", "prefill_chunk_us", "prefill_attention_us_per_pair",
+                  "prefill_us_per_token"});
   for (const FidelityPoint& fp : points) {
     const ComposedStep c = composer.step(fp.shape);
     outside.insert(c.outside_grid.begin(), c.outside_grid.end());
@@ -147,7 +204,7 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
     d.add(
         {1.0, static_cast<double>(b.decode_requests), static_cast<double>(b.decode_context_tokens),
          static_cast<double>(b.verify_attention_pairs), b.prefill_tokens > 0 ? 1.0 : 0.0,
-         static_cast<double>(b.prefill_attention_pairs)},
+         static_cast<double>(b.prefill_attention_pairs), static_cast<double>(b.prefill_tokens)},
         c.total_ms * 1e3, fp.region, known_us, fp.label());
   }
   const auto [train, held] = d.split_held_out(kHeldOutEvery, 1);
@@ -160,6 +217,7 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
   v.prefill_chunk_us = round_to(f.coefficient("prefill_chunk_us"), 3);
   v.prefill_attention_ns_per_pair =
       round_to(f.coefficient("prefill_attention_us_per_pair") * 1e3, 6);
+  v.prefill_token_ns = round_to(f.coefficient("prefill_us_per_token") * 1e3, 4);
 
   for (int i = 0; i < kDrafterFamilyCount; ++i) {
     fit_drafter(composer, static_cast<DrafterFamily>(i), build, outside);
@@ -210,7 +268,9 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
       "), composed here: per layer QKV, O, 2 x gate/up, down bf16 GEMMs at the padded token "
       "count; LM head on verified rows only; FlashAttention-3 decode rows (verify: max of the "
       "decode row and the prefill table's per-pair rate); prefill chunks from the context rows. "
-      "dense_us/head_us are tabulated from the GEMM rows; fixed/per-request/KV/pair terms and "
+      "dense_us/head_us are tabulated from the GEMM rows, decode_attention_us from the decode "
+      "rows; "
+      "fixed/per-request/KV/pair/prefill-token terms and "
       "every drafter are least-squares fits to composed steps (fidelity: profiles/README.md). "
       "Not in the database, so not in any step time: norms, RoPE, activation, sampling, the "
       "Markov head's softmax. Memory sizes and host_overhead_us (" +

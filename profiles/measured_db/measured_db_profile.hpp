@@ -1,6 +1,7 @@
 // The measured-db profile generator: composes a (GPU, target) profile from a public kernel-
 // latency database. The dense forward and the LM head are tabulated straight from the GEMM rows
-// (at every CUDA-graph bucket and the database's own m grid beyond); the attention and per-step
+// (at every CUDA-graph bucket and the database's own m grid beyond), decode attention from the
+// decode rows (its (batch, context) grid); the remaining attention and per-step
 // terms are fitted by least squares (profiles/fit/) to composed steps, three quarters of the
 // fidelity points, and judged on the quarter held out; each drafter's linear draft model is
 // fitted the same way. Provenance source "measured-db", naming the database, commit, framework
@@ -21,7 +22,7 @@ namespace sparksim {
 
 // Every 4th fidelity point (offset 1) is held out of the fit.
 inline constexpr std::size_t kHeldOutEvery = 4;
-inline constexpr const char* kMeasuredDbTool = "sparksim profile-measured-db (composition r1)";
+inline constexpr const char* kMeasuredDbTool = "sparksim profile-measured-db (composition r2)";
 
 struct MeasuredDbBuild {
   Profile profile;
