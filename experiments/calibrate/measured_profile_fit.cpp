@@ -9,8 +9,8 @@
 #include <map>
 #include <sstream>
 
+#include "common/csv_table.hpp"
 #include "common/input_error.hpp"
-#include "experiments/report/csv_table.hpp"
 #include "profiles/fit/design_matrix.hpp"
 #include "profiles/fit/least_squares_fit.hpp"
 #include "profiles/sps_belief.hpp"

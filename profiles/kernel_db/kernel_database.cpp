@@ -19,7 +19,7 @@ std::string lower(std::string s) {
 }
 
 // "vLLM 0.24.0" -> every row must say framework vllm (any case) and version 0.24.0.
-void check_provenance_columns(const MeasuredCsv& t, const DatabaseIdentity& id) {
+void check_provenance_columns(const CsvTable& t, const DatabaseIdentity& id) {
   const std::size_t space = id.framework.find(' ');
   const std::string framework = lower(id.framework.substr(0, space));
   const std::string version = space == std::string::npos ? "" : id.framework.substr(space + 1);
@@ -27,12 +27,12 @@ void check_provenance_columns(const MeasuredCsv& t, const DatabaseIdentity& id) 
   const std::size_t c_version = t.column("version");
   const std::size_t c_device = t.column("device");
   for (std::size_t r = 0; r < t.rows(); ++r) {
-    if (lower(t.text(r, c_framework)) != framework || t.text(r, c_version) != version) {
-      t.fail(r, "row measured with " + t.text(r, c_framework) + " " + t.text(r, c_version) +
+    if (lower(t.cell(r, c_framework)) != framework || t.cell(r, c_version) != version) {
+      t.fail(r, "row measured with " + t.cell(r, c_framework) + " " + t.cell(r, c_version) +
                     "; the database says " + id.framework);
     }
-    if (t.text(r, c_device) != id.device) {
-      t.fail(r, "row measured on '" + t.text(r, c_device) + "'; the database says '" + id.device +
+    if (t.cell(r, c_device) != id.device) {
+      t.fail(r, "row measured on '" + t.cell(r, c_device) + "'; the database says '" + id.device +
                     "' for " + id.gpu);
     }
   }
@@ -81,13 +81,13 @@ KernelDatabase KernelDatabase::load(const std::string& dir, const std::string& g
   id.device = f.get_string(Pointer("/gpus") / gpu / "device");
   const std::string folder = dir + "/" + f.get_string(Pointer("/gpus") / gpu / "folder");
 
-  const MeasuredCsv gemm = MeasuredCsv::load(folder + "/gemm.csv");
+  const CsvTable gemm = CsvTable::load(folder + "/gemm.csv");
   check_provenance_columns(gemm, id);
   db.gemm_.emplace(gemm, "bfloat16");
-  const MeasuredCsv decode = MeasuredCsv::load(folder + "/attention_generation.csv");
+  const CsvTable decode = CsvTable::load(folder + "/attention_generation.csv");
   check_provenance_columns(decode, id);
   db.decode_.emplace(decode, heads, AttentionPhase::kDecode);
-  const MeasuredCsv prefill = MeasuredCsv::load(folder + "/attention_context.csv");
+  const CsvTable prefill = CsvTable::load(folder + "/attention_context.csv");
   check_provenance_columns(prefill, id);
   db.prefill_.emplace(prefill, heads, AttentionPhase::kPrefill);
   return db;

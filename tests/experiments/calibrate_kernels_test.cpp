@@ -8,10 +8,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/csv_table.hpp"
 #include "common/input_error.hpp"
 #include "experiments/calibrate/measured_profile_fit.hpp"
 #include "experiments/calibrate/replay_fidelity.hpp"
-#include "experiments/report/csv_table.hpp"
 #include "profiles/profile_io.hpp"
 #include "tests/experiments/cli_harness.hpp"
 
