@@ -30,17 +30,21 @@ inline int compute_survivals(const float* confidences, int gamma, float* surviva
                              float* copy = nullptr) {
   float a = 1.0f;
   double total = 0.0;
-  int positive = 0;
   if (prefix != nullptr) prefix[0] = 0.0;
+  // Without a copy the survivals are stored twice in place: a store, cheaper than a test per step.
+  float* const second = copy != nullptr ? copy : survivals;
   for (int k = 0; k < gamma; ++k) {
     a *= clamp_confidence(confidences[k]);
     survivals[k] = a;
-    if (copy != nullptr) copy[k] = a;
+    second[k] = a;
     total += a;
     if (prefix != nullptr) prefix[k + 1] = total;
-    positive += a > 0.0f ? 1 : 0;
   }
   if (sum != nullptr) *sum = total;
+  // Survivals never grow and are never NaN, so the positive ones are all but the trailing zeros
+  // (usually none: counting them after the loop keeps the loop short).
+  int positive = gamma;
+  while (positive > 0 && survivals[positive - 1] == 0.0f) --positive;
   return positive;
 }
 

@@ -62,24 +62,27 @@ std::string sps_belief_description(SpsBelief belief) {
   return "?";
 }
 
-BatchShape sps_reference_batch(std::int64_t verify_tokens, const SpsReferenceShape& s) {
+namespace {
+
+// B verify tokens from ceil(B / per_request) decode requests with `context` cached tokens each.
+BatchShape uniform_decode_batch(std::int64_t verify_tokens, std::int64_t per_request,
+                                std::int64_t context) {
   BatchShape shape;
   shape.verify_tokens = verify_tokens;
-  shape.decode_requests =
-      (verify_tokens + s.verify_tokens_per_request - 1) / s.verify_tokens_per_request;
-  shape.decode_context_tokens = shape.decode_requests * s.context_tokens;
-  shape.verify_attention_pairs = verify_tokens * s.context_tokens;
+  shape.decode_requests = (verify_tokens + per_request - 1) / per_request;
+  shape.decode_context_tokens = shape.decode_requests * context;
+  shape.verify_attention_pairs = verify_tokens * context;
   return shape;
 }
 
+}  // namespace
+
+BatchShape sps_reference_batch(std::int64_t verify_tokens, const SpsReferenceShape& s) {
+  return uniform_decode_batch(verify_tokens, s.verify_tokens_per_request, s.context_tokens);
+}
+
 BatchShape sps_capture_batch(std::int64_t verify_tokens, const SpsCaptureShape& s) {
-  BatchShape shape;
-  shape.verify_tokens = verify_tokens;
-  shape.decode_requests =
-      (verify_tokens + s.verify_tokens_per_request - 1) / s.verify_tokens_per_request;
-  shape.decode_context_tokens = shape.decode_requests * s.context_tokens;
-  shape.verify_attention_pairs = verify_tokens * s.context_tokens;
-  return shape;
+  return uniform_decode_batch(verify_tokens, s.verify_tokens_per_request, s.context_tokens);
 }
 
 std::vector<std::int64_t> sps_token_points(const std::vector<std::int64_t>& buckets,

@@ -9,8 +9,8 @@
 #include <map>
 #include <sstream>
 
+#include "common/csv_table.hpp"
 #include "common/input_error.hpp"
-#include "experiments/report/csv_table.hpp"
 #include "profiles/analytic_profile.hpp"
 #include "profiles/fit/design_matrix.hpp"
 #include "profiles/fit/least_squares_fit.hpp"
@@ -159,15 +159,15 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
     m.tokens_scale_with_gamma = true;
     m.kv_read_per_pass = true;
   }
-  // SPS(B) at the sweep's reference shape: decode requests of width 4 at 128 cached tokens.
+  // SPS(B) at the sweep's reference shape: decode requests of width 4 at 128 cached tokens, from
+  // the fitted time model's own step time.
   p.sps.reference = "fitted verify model, decode requests of 4 tokens at 128 cached tokens";
+  const TimeModel fitted(p);
+  const SpsReferenceShape sweep_shape{.verify_tokens_per_request = 4, .context_tokens = 128};
   for (std::int64_t b : {1, 2, 4, 8, 16, 32, 64}) {
-    const double reqs = std::ceil(static_cast<double>(b) / 4.0);
-    const double step_us = p.verify.fixed_us + per_token * static_cast<double>(b) +
-                           p.verify.kv_read_ns_per_context_token * 1e-3 * reqs * 128 +
-                           p.verify.attention_ns_per_pair * 1e-3 * static_cast<double>(b) * 128;
     p.sps.tokens.push_back(b);
-    p.sps.steps_per_s.push_back(1e6 / step_us);
+    p.sps.steps_per_s.push_back(
+        1e9 / static_cast<double>(fitted.verify_time(sps_reference_batch(b, sweep_shape))));
   }
   // The `capture` belief's table, as deployed engines profile it (profiles/sps_belief.hpp).
   p.sps_capture = build_capture_sps(p);

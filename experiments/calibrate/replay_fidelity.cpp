@@ -7,8 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include "common/csv_table.hpp"
 #include "common/input_error.hpp"
-#include "experiments/report/csv_table.hpp"
 
 namespace sparksim {
 

@@ -42,7 +42,10 @@ std::vector<double> random_distribution(Rng& rng, int vocab) {
   const int support = pick(rng, 1, vocab);
   std::vector<int> order(static_cast<std::size_t>(vocab));
   for (int i = 0; i < vocab; ++i) order[static_cast<std::size_t>(i)] = i;
-  std::shuffle(order.begin(), order.end(), rng);
+  // Fisher-Yates with Boost's integer draws (std::shuffle's algorithm differs between libraries).
+  for (int i = vocab - 1; i > 0; --i) {
+    std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(pick(rng, 0, i))]);
+  }
   double total = 0;
   for (int i = 0; i < support; ++i) {
     const double w = -std::log(1.0 - uniform(rng));

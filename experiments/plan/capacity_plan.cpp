@@ -11,12 +11,12 @@
 #include <set>
 
 #include "common/csv_row.hpp"
+#include "common/csv_table.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/staged_directory.hpp"
 #include "common/text_file.hpp"
 #include "common/version.hpp"
-#include "experiments/report/csv_table.hpp"
 #include "experiments/run/parallel_runner.hpp"
 #include "experiments/run/problem_list.hpp"
 #include "experiments/sweep/sweep_config.hpp"

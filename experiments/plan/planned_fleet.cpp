@@ -6,7 +6,7 @@
 #include <set>
 
 #include "common/input_error.hpp"
-#include "experiments/report/csv_table.hpp"
+#include "common/csv_table.hpp"
 
 namespace sparksim {
 

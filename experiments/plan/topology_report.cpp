@@ -2,7 +2,7 @@
 // and why it lost) and the one-line answer `sparksim plan` prints per policy.
 #include "common/csv_row.hpp"
 #include "experiments/plan/capacity_plan.hpp"
-#include "experiments/report/csv_table.hpp"
+#include "common/csv_table.hpp"
 
 namespace sparksim {
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "common/csv_row.hpp"
+#include "common/csv_table.hpp"
 #include "common/json_file.hpp"
-#include "experiments/report/csv_table.hpp"
 #include "experiments/report/report_format.hpp"
 #include "experiments/report/sweep_report.hpp"
 

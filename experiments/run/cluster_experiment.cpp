@@ -15,7 +15,6 @@
 #include "common/input_error.hpp"
 #include "common/staged_directory.hpp"
 #include "common/text_file.hpp"
-#include "common/version.hpp"
 #include "experiments/run/problem_list.hpp"
 #include "experiments/run/summary_json.hpp"
 #include "experiments/run/timeseries_csv.hpp"
@@ -279,18 +278,9 @@ ClusterOutcome execute_cluster(const ClusterSetup& setup, std::ostream* requests
   const double duration_s = sim_time_to_seconds(out.stats.end_time);
 
   nlohmann::ordered_json& s = out.summary;
-  s["sparksim_version"] = sparksim_version();
-  s["profile_source"] = rs.profile.provenance.source;
-  s["profile_label"] = rs.profile.label();
-  s["drafter"] = rs.engine.drafter.name;
-  s["policy"] = rs.policy_spec.text();
-  s["sps"] = sps_belief_name(rs.sps_belief);
-  s["sps_belief"] = sps_belief_description(rs.sps_belief);
-  // A replay reports the acceptance spec recorded in its log (as execute_run does); notes from
-  // every replica, each once, in replica order.
-  const AcceptanceModel& acceptance = *rigs.front().acceptance;
-  s["acceptance"] =
-      acceptance.reproduces().empty() ? rs.acceptance_spec.text() : acceptance.reproduces();
+  put_run_identity(s, rs.profile, rs.engine.drafter.name, rs.policy_spec.text(), rs.sps_belief,
+                   rs.acceptance_spec.text(), *rigs.front().acceptance);
+  // Notes from every replica, each once, in replica order.
   std::vector<std::string> notes;
   for (const ReplicaRig& rig : rigs) {
     for (const std::string& note : rig.acceptance->notes()) {

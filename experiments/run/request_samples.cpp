@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "common/csv_table.hpp"
 #include "common/distribution_summary.hpp"
-#include "experiments/report/csv_table.hpp"
 
 namespace sparksim {
 

@@ -293,16 +293,8 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
   const auto per = [](double num, double den) { return den > 0 ? num / den : 0.0; };
 
   nlohmann::ordered_json& s = out.summary;
-  s["sparksim_version"] = sparksim_version();
-  s["profile_source"] = setup.profile.provenance.source;
-  s["profile_label"] = setup.profile.label();
-  s["drafter"] = setup.engine.drafter.name;
-  s["policy"] = setup.policy_spec.text();
-  s["sps"] = sps_belief_name(setup.sps_belief);
-  s["sps_belief"] = sps_belief_description(setup.sps_belief);
-  // A replay reports the acceptance spec recorded in its log, so it reproduces the summary.
-  s["acceptance"] =
-      acceptance->reproduces().empty() ? setup.acceptance_spec.text() : acceptance->reproduces();
+  put_run_identity(s, setup.profile, setup.engine.drafter.name, setup.policy_spec.text(),
+                   setup.sps_belief, setup.acceptance_spec.text(), *acceptance);
   s["acceptance_notes"] = acceptance->notes();
   s["seed"] = o.seed;
   MetricsTotals totals = totals_of(metrics);

@@ -1,7 +1,23 @@
 // Shared summary.json pieces (see the header).
 #include "experiments/run/summary_json.hpp"
 
+#include "common/version.hpp"
+
 namespace sparksim {
+
+void put_run_identity(nlohmann::ordered_json& summary, const Profile& profile,
+                      const std::string& drafter, const std::string& policy, SpsBelief sps,
+                      const std::string& acceptance_spec, const AcceptanceModel& acceptance) {
+  summary["sparksim_version"] = sparksim_version();
+  summary["profile_source"] = profile.provenance.source;
+  summary["profile_label"] = profile.label();
+  summary["drafter"] = drafter;
+  summary["policy"] = policy;
+  summary["sps"] = sps_belief_name(sps);
+  summary["sps_belief"] = sps_belief_description(sps);
+  summary["acceptance"] =
+      acceptance.reproduces().empty() ? acceptance_spec : acceptance.reproduces();
+}
 
 nlohmann::ordered_json to_json(const DistributionSummary& s) {
   nlohmann::ordered_json j;

@@ -1,15 +1,25 @@
 // Pieces of summary.json shared by `sparksim run` and `sparksim cluster`, so that both write the
-// same keys the same way: the metrics block, a distribution's summary and a trace's load report.
+// same keys the same way: what ran, the metrics block, a distribution's summary and a trace's load
+// report.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include "common/distribution_summary.hpp"
 #include "common/sim_time.hpp"
+#include "profiles/profile.hpp"
+#include "profiles/sps_belief.hpp"
+#include "sim/acceptance/acceptance_model.hpp"
 #include "sim/metrics.hpp"
 #include "traces/request_spec.hpp"
 
 namespace sparksim {
+
+// What ran, the summary's first keys (sparksim_version ... acceptance). A replay reports the
+// acceptance spec recorded in its log (`acceptance.reproduces()`), so it reproduces the summary.
+void put_run_identity(nlohmann::ordered_json& summary, const Profile& profile,
+                      const std::string& drafter, const std::string& policy, SpsBelief sps,
+                      const std::string& acceptance_spec, const AcceptanceModel& acceptance);
 
 // The metrics part of the summary (requests_total ... kv_peak_reserved_tokens), for one replica or
 // a whole cluster.

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/report/csv_table.hpp"
+#include "common/csv_table.hpp"
 #include "experiments/sweep/sweep_config.hpp"
 
 namespace sparksim {

@@ -8,6 +8,10 @@
 #include <random>
 #include <stdexcept>
 
+#include <boost/random/normal_distribution.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+
+#include "common/rng.hpp"
 #include "kernels/bf16.hpp"
 #include "kernels/gpu_kernels.hpp"
 #include "kernels/kernel_tolerances.hpp"
@@ -29,13 +33,13 @@ class Inputs {
   explicit Inputs(std::uint64_t seed) : rng_(seed) {}
   // n values ~ center + scale * N(0, 1), rounded to bf16.
   std::vector<float> normal(std::size_t n, double scale = 1.0, double center = 0.0) {
-    std::normal_distribution<double> d(center, scale);
+    boost::random::normal_distribution<double> d(center, scale);
     std::vector<float> out(n);
     for (float& v : out) v = round_to_bf16(static_cast<float>(d(rng_)));
     return out;
   }
-  int integer(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
-  double uniform() { return std::uniform_real_distribution<double>(0.0, 1.0)(rng_); }
+  int integer(int lo, int hi) { return boost::random::uniform_int_distribution<int>(lo, hi)(rng_); }
+  double uniform() { return uniform01_from_bits(rng_()); }
 
  private:
   std::mt19937_64 rng_;

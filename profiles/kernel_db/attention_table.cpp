@@ -9,7 +9,7 @@
 
 namespace sparksim {
 
-AttentionTable::AttentionTable(const MeasuredCsv& table, const AttentionHeads& heads,
+AttentionTable::AttentionTable(const CsvTable& table, const AttentionHeads& heads,
                                AttentionPhase phase)
     : path_(table.path()),
       file_(std::filesystem::path(table.path()).filename().string()),
@@ -28,27 +28,27 @@ AttentionTable::AttentionTable(const MeasuredCsv& table, const AttentionHeads& h
   std::set<std::string> present;
   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> seen;
   for (std::size_t r = 0; r < table.rows(); ++r) {
-    const std::int64_t q = table.integer(r, c_heads, 1, kMax);
-    const std::int64_t kv = table.integer(r, c_kv, 1, kMax);
-    const std::int64_t dim = table.integer(r, c_dim, 1, kMax);
+    const std::int64_t q = table.integer_in(r, c_heads, 1, kMax);
+    const std::int64_t kv = table.integer_in(r, c_kv, 1, kMax);
+    const std::int64_t dim = table.integer_in(r, c_dim, 1, kMax);
     present.insert(std::to_string(q) + "/" + std::to_string(kv) + "/" + std::to_string(dim) +
-                   " kv " + table.text(r, c_kv_dtype));
+                   " kv " + table.cell(r, c_kv_dtype));
     if (q != heads.q_heads || kv != heads.kv_heads || dim != heads.head_dim ||
-        table.text(r, c_kv_dtype) != heads.kv_cache_dtype ||
-        table.text(r, c_attn_dtype) != "bfloat16" || table.integer(r, c_window, 0, kMax) != 0) {
+        table.cell(r, c_kv_dtype) != heads.kv_cache_dtype ||
+        table.cell(r, c_attn_dtype) != "bfloat16" || table.integer_in(r, c_window, 0, kMax) != 0) {
       continue;
     }
-    const std::int64_t batch = table.integer(r, c_batch, 1, kMax);
-    const std::int64_t isl = table.integer(r, c_isl, 1, kMax);
-    const std::int64_t step = table.integer(r, c_step, 0, kMax);
+    const std::int64_t batch = table.integer_in(r, c_batch, 1, kMax);
+    const std::int64_t isl = table.integer_in(r, c_isl, 1, kMax);
+    const std::int64_t step = table.integer_in(r, c_step, 0, kMax);
     if (phase == AttentionPhase::kDecode && isl != 1) {
       table.fail(r, "decode attention row with isl " + std::to_string(isl) + "; must be 1");
     }
     if (phase == AttentionPhase::kPrefill && step != 0) continue;  // cached-prefix rows: unused
     const double ms = table.number(r, c_latency);
-    if (!(ms > 0)) table.fail(r, "latency_ms is " + table.text(r, c_latency) + "; must be > 0");
+    if (!(ms > 0)) table.fail(r, "latency_ms is " + table.cell(r, c_latency) + "; must be > 0");
     const std::int64_t length = phase == AttentionPhase::kDecode ? step : isl;
-    const auto [it, fresh] = seen.emplace(std::make_pair(batch, length), table.line(r));
+    const auto [it, fresh] = seen.emplace(std::make_pair(batch, length), table.line_of(r));
     if (!fresh) {
       table.fail(r, "batch " + std::to_string(batch) + " at length " + std::to_string(length) +
                         " is measured twice (also on line " + std::to_string(it->second) + ")");

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/csv_table.hpp"
 #include "profiles/kernel_db/kernel_latency.hpp"
-#include "profiles/kernel_db/measured_csv.hpp"
 
 namespace sparksim {
 
@@ -31,7 +31,7 @@ class AttentionTable {
   // Reads rows with these heads, attn_dtype bfloat16, window_size 0 (full causal attention) and,
   // for prefill, step 0. Stops with `path:line: what` on a malformed or duplicate row, and at
   // line 1 naming the head configurations present when none matches.
-  AttentionTable(const MeasuredCsv& table, const AttentionHeads& heads, AttentionPhase phase);
+  AttentionTable(const CsvTable& table, const AttentionHeads& heads, AttentionPhase phase);
 
   // Latency of one layer's call for `batch` requests at `length` (decode: cached tokens before
   // the current one; prefill: prompt tokens per request).

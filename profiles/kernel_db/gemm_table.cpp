@@ -21,7 +21,7 @@ std::string shape_text(std::int64_t n, std::int64_t k) {
 
 }  // namespace
 
-GemmTable::GemmTable(const MeasuredCsv& table, const std::string& dtype)
+GemmTable::GemmTable(const CsvTable& table, const std::string& dtype)
     : path_(table.path()),
       dtype_(dtype),
       file_(std::filesystem::path(table.path()).filename().string()) {
@@ -32,13 +32,13 @@ GemmTable::GemmTable(const MeasuredCsv& table, const std::string& dtype)
   const std::size_t c_latency = table.column("latency_ms");
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::int64_t> seen;
   for (std::size_t r = 0; r < table.rows(); ++r) {
-    if (table.text(r, c_dtype) != dtype) continue;
-    const std::int64_t m = table.integer(r, c_m, 1, kMaxDim);
-    const std::int64_t n = table.integer(r, c_n, 1, kMaxDim);
-    const std::int64_t k = table.integer(r, c_k, 1, kMaxDim);
+    if (table.cell(r, c_dtype) != dtype) continue;
+    const std::int64_t m = table.integer_in(r, c_m, 1, kMaxDim);
+    const std::int64_t n = table.integer_in(r, c_n, 1, kMaxDim);
+    const std::int64_t k = table.integer_in(r, c_k, 1, kMaxDim);
     const double ms = table.number(r, c_latency);
-    if (!(ms > 0)) table.fail(r, "latency_ms is " + table.text(r, c_latency) + "; must be > 0");
-    const auto [it, fresh] = seen.emplace(std::make_tuple(m, n, k), table.line(r));
+    if (!(ms > 0)) table.fail(r, "latency_ms is " + table.cell(r, c_latency) + "; must be > 0");
+    const auto [it, fresh] = seen.emplace(std::make_tuple(m, n, k), table.line_of(r));
     if (!fresh) {
       table.fail(r, dtype + " GEMM m=" + std::to_string(m) + " " + shape_text(n, k) +
                         " is measured twice (also on line " + std::to_string(it->second) + ")");

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/csv_table.hpp"
 #include "profiles/kernel_db/kernel_latency.hpp"
-#include "profiles/kernel_db/measured_csv.hpp"
 
 namespace sparksim {
 
@@ -20,7 +20,7 @@ class GemmTable {
   // Reads the rows with gemm_dtype == dtype from a table with columns gemm_dtype, m, n, k,
   // latency_ms. Stops with `path:line: what` on a non-positive latency, a non-integer or
   // non-positive size, or a (m, n, k) measured twice; and at line 1 when no row has the dtype.
-  GemmTable(const MeasuredCsv& table, const std::string& dtype);
+  GemmTable(const CsvTable& table, const std::string& dtype);
 
   // Latency of one call. With allow_outside_grid false, a shape that needs extrapolation
   // (any axis outside the measured range) throws InputError naming the nearest shapes measured.

@@ -21,7 +21,7 @@ std::string lower(std::string s) {
 }  // namespace
 
 // "vLLM 0.24.0" -> every row must say framework vllm (any case) and version 0.24.0.
-void check_provenance_columns(const MeasuredCsv& t, const std::string& expected_framework,
+void check_provenance_columns(const CsvTable& t, const std::string& expected_framework,
                               const std::string& device) {
   const std::size_t space = expected_framework.find(' ');
   const std::string framework = lower(expected_framework.substr(0, space));
@@ -31,13 +31,13 @@ void check_provenance_columns(const MeasuredCsv& t, const std::string& expected_
   const std::size_t c_version = t.column("version");
   const std::size_t c_device = t.column("device");
   for (std::size_t r = 0; r < t.rows(); ++r) {
-    if (lower(t.text(r, c_framework)) != framework || t.text(r, c_version) != version) {
-      t.fail(r, "row measured with " + t.text(r, c_framework) + " " + t.text(r, c_version) +
+    if (lower(t.cell(r, c_framework)) != framework || t.cell(r, c_version) != version) {
+      t.fail(r, "row measured with " + t.cell(r, c_framework) + " " + t.cell(r, c_version) +
                     "; the database says " + expected_framework);
     }
-    if (t.text(r, c_device) != device) {
+    if (t.cell(r, c_device) != device) {
       t.fail(r,
-             "row measured on '" + t.text(r, c_device) + "'; the database says '" + device + "'");
+             "row measured on '" + t.cell(r, c_device) + "'; the database says '" + device + "'");
     }
   }
 }
@@ -97,13 +97,13 @@ KernelDatabase KernelDatabase::load(const std::string& dir, const std::string& g
   db.identity_ = load_identity(dir, gpu, &folder);
   const DatabaseIdentity& id = db.identity_;
 
-  const MeasuredCsv gemm = MeasuredCsv::load(folder + "/gemm.csv");
+  const CsvTable gemm = CsvTable::load(folder + "/gemm.csv");
   check_provenance_columns(gemm, id.framework, id.device);
   db.gemm_.emplace(gemm, "bfloat16");
-  const MeasuredCsv decode = MeasuredCsv::load(folder + "/attention_generation.csv");
+  const CsvTable decode = CsvTable::load(folder + "/attention_generation.csv");
   check_provenance_columns(decode, id.framework, id.device);
   db.decode_.emplace(decode, heads, AttentionPhase::kDecode);
-  const MeasuredCsv prefill = MeasuredCsv::load(folder + "/attention_context.csv");
+  const CsvTable prefill = CsvTable::load(folder + "/attention_context.csv");
   check_provenance_columns(prefill, id.framework, id.device);
   db.prefill_.emplace(prefill, heads, AttentionPhase::kPrefill);
   return db;

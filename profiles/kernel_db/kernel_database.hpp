@@ -28,7 +28,7 @@ struct DatabaseIdentity {
 // Every row's framework/version/device columns must match `framework` ("vLLM 0.24.0",
 // case-insensitive name) and `device`; otherwise `path:line: what` (a table from another
 // framework or GPU must not pass for this one).
-void check_provenance_columns(const MeasuredCsv& table, const std::string& framework,
+void check_provenance_columns(const CsvTable& table, const std::string& framework,
                               const std::string& device);
 
 class KernelDatabase {

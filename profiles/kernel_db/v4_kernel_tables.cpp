@@ -26,9 +26,9 @@ std::vector<std::int64_t> keys(const std::map<std::int64_t, double>& m) {
 
 }  // namespace
 
-void MeasuredSeries::add(const MeasuredCsv& table, std::size_t row, std::int64_t x, double ms) {
+void MeasuredSeries::add(const CsvTable& table, std::size_t row, std::int64_t x, double ms) {
   if (!(ms > 0)) table.fail(row, "latency is " + std::to_string(ms) + "; must be > 0");
-  const auto [it, fresh] = lines_.emplace(x, table.line(row));
+  const auto [it, fresh] = lines_.emplace(x, table.line_of(row));
   if (!fresh) {
     table.fail(row, axis_ + " " + std::to_string(x) + " of " + where_ +
                         " is measured twice (also on line " + std::to_string(it->second) + ")");
@@ -59,7 +59,7 @@ V4KernelTables V4KernelTables::load(const std::string& dir, const std::string& g
   // Attention modules: this model's rows at tp_size 1 (all heads on the GPU), one query each.
   const char* files[2] = {"dsv4_csa_generation_module.csv", "dsv4_hca_generation_module.csv"};
   for (int kind = 0; kind < 2; ++kind) {
-    const MeasuredCsv csv = MeasuredCsv::load(folder + "/" + files[kind]);
+    const CsvTable csv = CsvTable::load(folder + "/" + files[kind]);
     check_provenance_columns(csv, id.framework, id.device);
     const std::size_t c_model = csv.column("model"), c_heads = csv.column("num_heads"),
                       c_tp = csv.column("tp_size"), c_batch = csv.column("batch_size"),
@@ -68,17 +68,17 @@ V4KernelTables V4KernelTables::load(const std::string& dir, const std::string& g
     t.attention_where_[kind] = std::string(files[kind]) + " (" + shape.model_tag + ", " +
                                std::to_string(shape.q_heads) + " heads, tp_size 1)";
     for (std::size_t r = 0; r < csv.rows(); ++r) {
-      if (csv.text(r, c_model).find(shape.model_tag + "-") == std::string::npos) continue;
-      if (csv.integer(r, c_tp, 1, kMax) != 1) continue;
-      if (csv.integer(r, c_heads, 1, kMax) != shape.q_heads) {
-        csv.fail(r, "tp_size 1 row of " + shape.model_tag + " with " + csv.text(r, c_heads) +
+      if (csv.cell(r, c_model).find(shape.model_tag + "-") == std::string::npos) continue;
+      if (csv.integer_in(r, c_tp, 1, kMax) != 1) continue;
+      if (csv.integer_in(r, c_heads, 1, kMax) != shape.q_heads) {
+        csv.fail(r, "tp_size 1 row of " + shape.model_tag + " with " + csv.cell(r, c_heads) +
                         " heads; the model has " + std::to_string(shape.q_heads));
       }
-      if (csv.integer(r, c_isl, 1, kMax) != 1) csv.fail(r, "generation row with isl != 1");
-      const std::int64_t step = csv.integer(r, c_step, 0, kMax);
+      if (csv.integer_in(r, c_isl, 1, kMax) != 1) csv.fail(r, "generation row with isl != 1");
+      const std::int64_t step = csv.integer_in(r, c_step, 0, kMax);
       auto [it, fresh] = t.attention_[kind].try_emplace(
           step, t.attention_where_[kind] + " at step " + std::to_string(step), "batch");
-      it->second.add(csv, r, csv.integer(r, c_batch, 1, kMax), csv.number(r, c_ms));
+      it->second.add(csv, r, csv.integer_in(r, c_batch, 1, kMax), csv.number(r, c_ms));
     }
     if (t.attention_[kind].empty()) {
       throw InputError(csv.path(), 1, "no tp_size 1 rows of model " + shape.model_tag);
@@ -87,7 +87,7 @@ V4KernelTables V4KernelTables::load(const std::string& dir, const std::string& g
 
   // Routed experts: this shape, pure EP at the topology's size, one routing distribution.
   {
-    const MeasuredCsv csv = MeasuredCsv::load(folder + "/moe.csv");
+    const CsvTable csv = CsvTable::load(folder + "/moe.csv");
     check_provenance_columns(csv, id.framework, id.device);
     const std::size_t c_tokens = csv.column("num_tokens"), c_h = csv.column("hidden_size"),
                       c_i = csv.column("inter_size"), c_k = csv.column("topk"),
@@ -101,21 +101,21 @@ V4KernelTables V4KernelTables::load(const std::string& dir, const std::string& g
                             "num_tokens");
     std::set<std::string> present;
     for (std::size_t r = 0; r < csv.rows(); ++r) {
-      if (csv.integer(r, c_h, 1, kMax) != shape.hidden ||
-          csv.integer(r, c_i, 1, kMax) != shape.expert_ffn ||
-          csv.integer(r, c_k, 1, kMax) != shape.top_k ||
-          csv.integer(r, c_e, 1, kMax) != shape.routed_experts ||
-          csv.integer(r, c_tp, 1, kMax) != 1) {
+      if (csv.integer_in(r, c_h, 1, kMax) != shape.hidden ||
+          csv.integer_in(r, c_i, 1, kMax) != shape.expert_ffn ||
+          csv.integer_in(r, c_k, 1, kMax) != shape.top_k ||
+          csv.integer_in(r, c_e, 1, kMax) != shape.routed_experts ||
+          csv.integer_in(r, c_tp, 1, kMax) != 1) {
         continue;
       }
-      present.insert("EP " + csv.text(r, c_ep) + " " + csv.text(r, c_d));
-      if (csv.integer(r, c_ep, 1, kMax) != expert_parallel || csv.text(r, c_d) != distribution) {
+      present.insert("EP " + csv.cell(r, c_ep) + " " + csv.cell(r, c_d));
+      if (csv.integer_in(r, c_ep, 1, kMax) != expert_parallel || csv.cell(r, c_d) != distribution) {
         continue;
       }
-      if (csv.text(r, c_dtype) != "fp8_block") {
-        csv.fail(r, "moe_dtype " + csv.text(r, c_dtype) + "; only fp8_block is read");
+      if (csv.cell(r, c_dtype) != "fp8_block") {
+        csv.fail(r, "moe_dtype " + csv.cell(r, c_dtype) + "; only fp8_block is read");
       }
-      t.moe_.add(csv, r, csv.integer(r, c_tokens, 1, kMax), csv.number(r, c_ms));
+      t.moe_.add(csv, r, csv.integer_in(r, c_tokens, 1, kMax), csv.number(r, c_ms));
     }
     if (t.moe_.empty()) {
       throw InputError(
@@ -126,7 +126,7 @@ V4KernelTables V4KernelTables::load(const std::string& dir, const std::string& g
 
   // DeepEP low latency, one node (EP 8): microsecond columns.
   {
-    const MeasuredCsv csv = MeasuredCsv::load(folder + "/comm_deepep_ll.csv");
+    const CsvTable csv = CsvTable::load(folder + "/comm_deepep_ll.csv");
     check_provenance_columns(csv, t.all_to_all_framework_, id.device);
     const std::size_t c_tokens = csv.column("num_token"), c_h = csv.column("hidden_size"),
                       c_k = csv.column("num_topk"), c_e = csv.column("num_experts"),
@@ -138,13 +138,13 @@ V4KernelTables V4KernelTables::load(const std::string& dir, const std::string& g
     t.dispatch_ = MeasuredSeries(where + " dispatch", "num_token");
     t.combine_ = MeasuredSeries(where + " combine", "num_token");
     for (std::size_t r = 0; r < csv.rows(); ++r) {
-      if (csv.integer(r, c_h, 1, kMax) != shape.hidden ||
-          csv.integer(r, c_k, 1, kMax) != shape.top_k ||
-          csv.integer(r, c_e, 1, kMax) != shape.routed_experts ||
-          csv.integer(r, c_nodes, 1, kMax) != 1) {
+      if (csv.integer_in(r, c_h, 1, kMax) != shape.hidden ||
+          csv.integer_in(r, c_k, 1, kMax) != shape.top_k ||
+          csv.integer_in(r, c_e, 1, kMax) != shape.routed_experts ||
+          csv.integer_in(r, c_nodes, 1, kMax) != 1) {
         continue;
       }
-      const std::int64_t tokens = csv.integer(r, c_tokens, 1, kMax);
+      const std::int64_t tokens = csv.integer_in(r, c_tokens, 1, kMax);
       t.dispatch_.add(csv, r, tokens, csv.number(r, c_d) * 1e-3);
       t.combine_.add(csv, r, tokens, csv.number(r, c_c) * 1e-3);
     }
@@ -153,25 +153,25 @@ V4KernelTables V4KernelTables::load(const std::string& dir, const std::string& g
 
   // mHC pre and post (TileLang kernels), this hidden size.
   {
-    const MeasuredCsv csv = MeasuredCsv::load(folder + "/mhc_module.csv");
+    const CsvTable csv = CsvTable::load(folder + "/mhc_module.csv");
     check_provenance_columns(csv, id.framework, id.device);
     const std::size_t c_op = csv.column("op_name"), c_tokens = csv.column("num_tokens"),
                       c_h = csv.column("hidden_size"), c_ms = csv.column("latency_ms");
     t.mhc_pre_ = MeasuredSeries("mhc_module.csv (pre, hidden " + h + ")", "num_tokens");
     t.mhc_post_ = MeasuredSeries("mhc_module.csv (post, hidden " + h + ")", "num_tokens");
     for (std::size_t r = 0; r < csv.rows(); ++r) {
-      if (csv.integer(r, c_h, 1, kMax) != shape.hidden) continue;
-      const std::string& op = csv.text(r, c_op);
+      if (csv.integer_in(r, c_h, 1, kMax) != shape.hidden) continue;
+      const std::string& op = csv.cell(r, c_op);
       if (op != "pre" && op != "post") csv.fail(r, "op_name '" + op + "'; expected pre or post");
       (op == "pre" ? t.mhc_pre_ : t.mhc_post_)
-          .add(csv, r, csv.integer(r, c_tokens, 1, kMax), csv.number(r, c_ms));
+          .add(csv, r, csv.integer_in(r, c_tokens, 1, kMax), csv.number(r, c_ms));
     }
     if (t.mhc_pre_.empty() || t.mhc_post_.empty()) {
       throw InputError(csv.path(), 1, "no pre/post rows at hidden " + h);
     }
   }
 
-  const MeasuredCsv gemm = MeasuredCsv::load(folder + "/gemm.csv");
+  const CsvTable gemm = CsvTable::load(folder + "/gemm.csv");
   check_provenance_columns(gemm, id.framework, id.device);
   t.fp8_block_.emplace(gemm, "fp8_block");
   t.bf16_.emplace(gemm, "bfloat16");

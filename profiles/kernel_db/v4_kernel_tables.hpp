@@ -26,7 +26,7 @@ class MeasuredSeries {
   MeasuredSeries(std::string where, std::string axis)
       : where_(std::move(where)), axis_(std::move(axis)) {}
   // Throws via table.fail() when x is measured twice.
-  void add(const MeasuredCsv& table, std::size_t row, std::int64_t x, double ms);
+  void add(const CsvTable& table, std::size_t row, std::int64_t x, double ms);
   KernelLatency at(std::int64_t x) const;
   bool empty() const { return points_.empty(); }
   const std::string& where() const { return where_; }

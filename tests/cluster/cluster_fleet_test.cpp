@@ -9,9 +9,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/csv_table.hpp"
 #include "common/input_error.hpp"
 #include "experiments/plan/fleet.hpp"
-#include "experiments/report/csv_table.hpp"
 #include "tests/experiments/cli_harness.hpp"
 
 using namespace sparksim;

@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "experiments/report/csv_table.hpp"
+#include "common/csv_table.hpp"
 #include "tests/experiments/cli_harness.hpp"
 
 using namespace sparksim;

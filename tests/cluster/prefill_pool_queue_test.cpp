@@ -11,7 +11,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "experiments/report/csv_table.hpp"
+#include "common/csv_table.hpp"
 #include "profiles/profile_io.hpp"
 #include "tests/experiments/cli_harness.hpp"
 

@@ -8,10 +8,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/csv_table.hpp"
 #include "common/input_error.hpp"
 #include "experiments/calibrate/measured_profile_fit.hpp"
 #include "experiments/calibrate/replay_fidelity.hpp"
-#include "experiments/report/csv_table.hpp"
 #include "profiles/profile_io.hpp"
 #include "tests/experiments/cli_harness.hpp"
 
@@ -78,6 +78,11 @@ TEST_CASE("calibrate-fit recovers the generating coefficients and labels the pro
   CHECK(d.per_token_ns == Approx(2000).epsilon(1e-3));
   CHECK(d.kv_read_ns_per_context_token == Approx(1).epsilon(1e-3));
   CHECK(fit.report["verify"]["held_out"]["mean_abs_pct"].get<double>() < 1e-3);
+  // SPS(B) at ceil(B/4) requests with 128 cached tokens each, by hand from the generator: B = 8 is
+  // 2 requests, 50 + 3*8 + 0.02*256 + 0.005*1024 = 84.24 us.
+  REQUIRE(p.sps.tokens.size() >= 4);
+  CHECK(p.sps.tokens[3] == 8);
+  CHECK(p.sps.steps_per_s[3] == Approx(1e6 / 84.24).epsilon(1e-4));
   // The written profile loads back through the normal loader.
   write_profile(p, (dir / "profile.json").string());
   CHECK(load_profile((dir / "profile.json").string()).provenance.source == "measured");

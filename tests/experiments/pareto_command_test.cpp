@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli_harness.hpp"
-#include "experiments/report/csv_table.hpp"
+#include "common/csv_table.hpp"
 #include "shell_harness.hpp"
 
 using namespace sparksim;

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli_harness.hpp"
-#include "experiments/report/csv_table.hpp"
+#include "common/csv_table.hpp"
 
 using namespace sparksim;
 using namespace sparksim::testing;

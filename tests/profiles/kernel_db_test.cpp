@@ -7,11 +7,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/csv_table.hpp"
 #include "common/input_error.hpp"
 #include "profiles/kernel_db/attention_table.hpp"
 #include "profiles/kernel_db/gemm_table.hpp"
 #include "profiles/kernel_db/kernel_database.hpp"
-#include "profiles/kernel_db/measured_csv.hpp"
 #include "tests/profiles/profile_fixture.hpp"
 
 namespace sparksim {
@@ -32,7 +32,7 @@ const std::string kGemm = kGemmHeader +
                           "fp8,1,1024,512,0.001\n";
 
 TEST_CASE("gemm table: measured points, interpolation in m, n and k (hand-worked)") {
-  const GemmTable g(MeasuredCsv::parse(kGemm, "g.csv"), "bfloat16");
+  const GemmTable g(CsvTable::parse(kGemm, "g.csv"), "bfloat16");
   CHECK(g.latency(1, 1024, 512).ms == Approx(0.010));
   CHECK_FALSE(g.latency(1, 1024, 512).extrapolated());
   CHECK(g.latency(2, 1024, 512).ms == Approx(0.020));                // halfway in m
@@ -42,7 +42,7 @@ TEST_CASE("gemm table: measured points, interpolation in m, n and k (hand-worked
 }
 
 TEST_CASE("gemm table: extrapolation is linear and recorded, or refused naming the nearest") {
-  const GemmTable g(MeasuredCsv::parse(kGemm, "g.csv"), "bfloat16");
+  const GemmTable g(CsvTable::parse(kGemm, "g.csv"), "bfloat16");
   const KernelLatency big_m = g.latency(6, 1024, 512);
   CHECK(big_m.ms == Approx(0.060));  // 0.030 x 6 / 3
   REQUIRE(big_m.extrapolated());
@@ -62,28 +62,29 @@ TEST_CASE("gemm table: extrapolation is linear and recorded, or refused naming t
 }
 
 TEST_CASE("csv and gemm rows: malformed input stops at path:line") {
-  CHECK(error_of([] { MeasuredCsv::parse(kGemmHeader + "bfloat16,1,2,3\n", "x.csv"); }) ==
-        "x.csv:2: 4 fields; the header has 5");
+  CHECK(error_of([] { CsvTable::parse(kGemmHeader + "bfloat16,1,2,3\n", "x.csv"); }) ==
+        "x.csv:2: row has 4 cells; the header has 5");
   CHECK(error_of([] {
           GemmTable(
-              MeasuredCsv::parse(kGemmHeader + "bfloat16,1,2,3,0.1\nbfloat16,1,2,3,abc\n", "x.csv"),
+              CsvTable::parse(kGemmHeader + "bfloat16,1,2,3,0.1\nbfloat16,1,2,3,abc\n", "x.csv"),
               "bfloat16");
-        }) == "x.csv:3: column 'latency_ms' is 'abc', not a finite number");
+        }) == "x.csv:3: latency_ms is 'abc'; must be a finite number");
   CHECK(error_of([] {
-          GemmTable(MeasuredCsv::parse(kGemmHeader + "bfloat16,1,2,3,-0.1\n", "x.csv"), "bfloat16");
+          GemmTable(CsvTable::parse(kGemmHeader + "bfloat16,1,2,3,-0.1\n", "x.csv"), "bfloat16");
         }) == "x.csv:2: latency_ms is -0.1; must be > 0");
   CHECK(error_of([] {
-          GemmTable(MeasuredCsv::parse(kGemmHeader + "bfloat16,0,2,3,0.1\n", "x.csv"), "bfloat16");
-        }).find("x.csv:2: column 'm' is 0") == 0);
+          GemmTable(CsvTable::parse(kGemmHeader + "bfloat16,0,2,3,0.1\n", "x.csv"), "bfloat16");
+        }).find("x.csv:2: column m is 0, outside [1, ") == 0);
   CHECK(error_of([] {
           GemmTable(
-              MeasuredCsv::parse(kGemmHeader + "bfloat16,1,2,3,0.1\nbfloat16,1,2,3,0.2\n", "x.csv"),
+              CsvTable::parse(kGemmHeader + "bfloat16,1,2,3,0.1\nbfloat16,1,2,3,0.2\n", "x.csv"),
               "bfloat16");
         }) == "x.csv:3: bfloat16 GEMM m=1 (n=2, k=3) is measured twice (also on line 2)");
   CHECK(error_of([] {
-          GemmTable(MeasuredCsv::parse("m,n,k,latency_ms\n", "x.csv"), "bfloat16");
+          GemmTable(CsvTable::parse("m,n,k,latency_ms\n", "x.csv"), "bfloat16");
         }).find("x.csv:1: no column 'gemm_dtype'") == 0);
-  CHECK(error_of([] { MeasuredCsv::parse("a,\"b\"\n", "x.csv"); }).find("x.csv:1: quoted") == 0);
+  CHECK(error_of([] { CsvTable::parse("m,n,m\n", "x.csv"); }) ==
+        "x.csv:1: empty or repeated column name 'm'");
 }
 
 const std::string kAttention =
@@ -98,7 +99,7 @@ const std::string kAttention =
 
 TEST_CASE("attention table: (batch, length) grid, batch scaled linearly past the measured") {
   const AttentionHeads heads{32, 8, 128, "bfloat16"};
-  const AttentionTable t(MeasuredCsv::parse(kAttention, "a.csv"), heads, AttentionPhase::kDecode);
+  const AttentionTable t(CsvTable::parse(kAttention, "a.csv"), heads, AttentionPhase::kDecode);
   CHECK(t.latency(2, 1).ms == Approx(0.012));
   CHECK(t.latency(1, 2).ms == Approx(0.012));  // halfway between step 1 and 3
   CHECK(t.latency(2, 2).ms == Approx(0.016));
@@ -106,7 +107,7 @@ TEST_CASE("attention table: (batch, length) grid, batch scaled linearly past the
   CHECK(far.ms == Approx(0.120));
   CHECK(far.extrapolated());
   CHECK(error_of([&] {
-          AttentionTable(MeasuredCsv::parse(kAttention, "a.csv"), AttentionHeads{40, 8, 128},
+          AttentionTable(CsvTable::parse(kAttention, "a.csv"), AttentionHeads{40, 8, 128},
                          AttentionPhase::kDecode);
         }).find("a.csv:1: no rows for 40/8/128") == 0);
 }

@@ -1,7 +1,8 @@
-// CsvTable: reads back the CSV files sparksim writes (requests.csv, points.csv) so experiment
-// drivers can aggregate them: a header row, then rows of cells, RFC 4180 quoting ("a,b" and "")
-// for the text fields that need it (policy specs may hold commas). Numbers are parsed with
-// std::from_chars: locale-free and exact round trips of what CsvRow printed.
+// CsvTable: the one CSV reader: the files sparksim writes (requests.csv, points.csv) read back by
+// experiment drivers, and the measured kernel-latency databases. A header row of distinct,
+// non-empty names, then rows of cells, RFC 4180 quoting ("a,b" and "") for the text fields that
+// need it (policy specs may hold commas). Numbers are parsed with std::from_chars: locale-free and
+// exact round trips of what CsvRow printed. Every error reads `path:line: what`.
 #pragma once
 
 #include <cstddef>
@@ -16,15 +17,15 @@ namespace sparksim {
 class CsvTable {
  public:
   // Parses `text`, read from `path` (for messages). Throws InputError(`path:line: ...`) for a row
-  // whose cell count differs from the header's or an unterminated quote; an empty text has no
-  // header and is an error too.
+  // whose cell count differs from the header's, an unterminated quote, or an empty or repeated
+  // column name; an empty text has no header and is an error too.
   static CsvTable parse(std::string_view text, std::string path);
   // Reads and parses the file at `path`; a file that cannot be read is InputError(`path: ...`).
   static CsvTable load(const std::string& path);
 
   const std::vector<std::string>& header() const { return header_; }
   std::size_t rows() const { return rows_.size(); }
-  // Index of column `name`; throws InputError(`path: no column 'name'`).
+  // Index of column `name`; throws InputError(`path:1: no column 'name'; the header has: ...`).
   std::size_t column(std::string_view name) const;
   bool has_column(std::string_view name) const;
 

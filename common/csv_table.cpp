@@ -1,9 +1,10 @@
-// Minimal RFC 4180 reader for sparksim's own CSV outputs.
-#include "experiments/report/csv_table.hpp"
+// CsvTable parsing: RFC 4180 cells, numbers through std::from_chars.
+#include "common/csv_table.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "common/input_error.hpp"
 #include "common/text_file.hpp"
@@ -62,6 +63,12 @@ CsvTable CsvTable::parse(std::string_view text, std::string path) {
     if (!have_header) {
       t.header_ = std::move(cells);
       have_header = true;
+      std::set<std::string_view> seen;
+      for (const std::string& name : t.header_) {
+        if (name.empty() || !seen.insert(name).second) {
+          throw InputError(t.path_, line_number, "empty or repeated column name '" + name + "'");
+        }
+      }
       continue;
     }
     if (cells.size() != t.header_.size()) {
@@ -88,7 +95,9 @@ std::size_t CsvTable::column(std::string_view name) const {
   for (std::size_t i = 0; i < header_.size(); ++i) {
     if (header_[i] == name) return i;
   }
-  throw InputError(path_, 1, "no column '" + std::string(name) + "'");
+  std::string present;
+  for (const std::string& h : header_) present += (present.empty() ? "" : ", ") + h;
+  throw InputError(path_, 1, "no column '" + std::string(name) + "'; the header has: " + present);
 }
 
 const std::string& CsvTable::cell(std::size_t row, std::size_t column) const {
