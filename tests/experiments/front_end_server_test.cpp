@@ -53,10 +53,12 @@ TEST_CASE("replay: an intake slower than the engine sets the duration, N x intak
   c.workload.max_concurrency = 0;  // all 4 at t = 0
   c.engine_version = "vLLM v0.11.0";
   const SimulatedMetrics s = replay_case(c, with_front_end(100, 0));
-  // Request i reaches the scheduler at (i + 1) x 100 ms and is alone there (service 50 ms).
+  // Request i reaches the scheduler at (i + 1) x 100 ms and is alone there (service 50 ms). The
+  // worker is FIFO: all four intakes were handed in at t = 0, so the chunks of requests 0-2 wait
+  // behind them and leave at 400 ms together; request 3 streams at 410, 420, ... 450 ms.
   CHECK(s.duration_s == Approx(4 * 0.1 + 0.05));
-  CHECK(*s.ttft_ms.mean == Approx((100 + 200 + 300 + 400) / 4.0 + 10));
-  CHECK(*s.tpot_ms.median == Approx(10));
+  CHECK(*s.ttft_ms.mean == Approx((3 * 400 + 410) / 4.0));
+  CHECK(*s.tpot_ms.mean == Approx((0 + 0 + 0 + 10) / 4.0));
   CHECK(s.frontend_busy_s == Approx(0.4));
 
   SECTION("another engine's benchmark does not get vLLM's front end") {
@@ -71,12 +73,14 @@ TEST_CASE("replay: an intake slower than the engine sets the duration, N x intak
 TEST_CASE("replay: each streamed chunk costs the front end its time before the client sees it") {
   const BenchmarkCase c = read_benchmark_cases(kDir + "tiny_case.json").front();  // c = 1
   const SimulatedMetrics s = replay_case(c, with_front_end(0, 2000));
-  // One request at a time, steps 10 ms apart: every chunk leaves 2 ms after its step, no queue.
-  CHECK(*s.ttft_ms.mean == Approx(12));
+  // One request at a time, steps 10 ms apart: every chunk leaves 2 ms after its step. The next
+  // request is sent at the engine's completion (50 ms) but its intake is queued behind the last
+  // chunk (52 ms), as if sent when the client got it: each request takes 52 ms, and its first
+  // chunk leaves 14 ms after it was sent (12 ms for the first, sent to an idle worker).
+  CHECK(*s.ttft_ms.mean == Approx((12 + 3 * 14) / 4.0));
   CHECK(*s.tpot_ms.mean == Approx(10));
   CHECK(*s.itl_ms.p99 == Approx(10));
-  // The client sends the next request at the engine's completion; the last chunk ends the run.
-  CHECK(s.duration_s == Approx(4 * 0.05 + 0.002));
+  CHECK(s.duration_s == Approx(4 * 0.052));
   CHECK(s.frontend_busy_s == Approx(20 * 0.002));
 }
 
