@@ -112,7 +112,15 @@ struct StepTerms {
   double per_sequence_us = 0;
   std::int64_t large_chunk_tokens = 0;
   double large_chunk_scale = 1;
-  double frontend_ms = 0;
+  double frontend_ms = 0;  // latency before the scheduler that occupies nothing (TTFT only)
+  // The API server as a serial worker (experiments/validate/front_end_server.hpp): its busy time
+  // per request taken in and per output chunk streamed. Optional keys (0 = no queueing).
+  double frontend_request_ms = 0;
+  double frontend_chunk_us = 0;
+  std::string frontend_source;  // where the two serial costs came from
+  // The server software they were measured on ("vLLM"): a replay of another engine's benchmark
+  // (SGLang, TensorRT-LLM) does not get them. "" = any.
+  std::string frontend_engine;
 };
 
 struct Profile {

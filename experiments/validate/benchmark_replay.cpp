@@ -2,14 +2,17 @@
 #include "experiments/validate/benchmark_replay.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <deque>
 #include <random>
+#include <stdexcept>
 
 #include "common/distribution_summary.hpp"
 #include "common/input_error.hpp"
 #include "common/named_spec.hpp"
 #include "common/rng.hpp"
+#include "experiments/validate/front_end_server.hpp"
 #include "policies/policy_registry.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
 #include "sim/engine_preset.hpp"
@@ -22,11 +25,24 @@ namespace {
 
 // Sends requests in order. Request i is due at its paced time (0 for an infinite rate; gamma
 // inter-arrival gaps of mean 1/rate otherwise, like vLLM's client); with a concurrency limit it
-// waits for a free slot. It reaches the scheduler frontend_delay after it is sent.
+// waits for a free slot. Once sent, it queues for the front end's serial intake (`intake` busy
+// time on `server`), then reaches the scheduler `latency` later.
+//
+// The server is FIFO in the simulation's event order. All-at-once requests (rate inf, no limit)
+// are all taken in before any output chunk, as they were all handed in at t = 0. A paced request
+// is queued when the simulation pulls it (at the previous request's arrival, which may be before
+// it is due): its intake is booked then, so a chunk streamed between the pull and its due time
+// waits behind it (exact when the server is idle at the due time, the common case below
+// saturation). A closed loop sends at the engine's completion of the previous request.
 class BenchmarkClient final : public Workload {
  public:
-  BenchmarkClient(const BenchmarkWorkload& w, SimTime frontend_delay)
-      : requests_(w.requests), limit_(w.max_concurrency), delay_(frontend_delay) {
+  BenchmarkClient(const BenchmarkWorkload& w, FrontEndServer& server, SimTime intake,
+                  SimTime latency)
+      : requests_(w.requests),
+        limit_(w.max_concurrency),
+        server_(server),
+        intake_(intake),
+        latency_(latency) {
     due_.resize(requests_.size(), 0);
     if (std::isfinite(w.request_rate)) {
       RngStream rng(w.seed, StreamId::kSyntheticArrivals);
@@ -37,7 +53,12 @@ class BenchmarkClient final : public Workload {
         due_[i] = seconds_to_sim_time(t);
         t += gap(rng.engine());
       }
+    } else if (limit_ == 0) {
+      for (std::size_t i = 0; i < requests_.size(); ++i) {
+        arrival_.push_back(server_.serve(0, intake_) + latency_);
+      }
     }
+    sent_at_.reserve(requests_.size());
   }
   std::optional<RequestSpec> next_scheduled() override {
     if (next_ >= requests_.size()) return std::nullopt;
@@ -48,19 +69,81 @@ class BenchmarkClient final : public Workload {
     if (limit_ == 0 || next_ >= requests_.size()) return std::nullopt;
     return send(std::max(now, due_[next_]));
   }
+  // When request `id` (the id-th sent: FIFO intake keeps arrivals in send order) was sent.
+  SimTime sent_at(std::uint64_t id) const { return sent_at_.at(id); }
+  const RequestSpec& request(std::uint64_t id) const { return requests_.at(id); }
 
  private:
   RequestSpec send(SimTime at) {
-    RequestSpec r = requests_[next_++];
-    r.arrival = at + delay_;
+    RequestSpec r = requests_[next_];
+    r.arrival = arrival_.empty() ? server_.serve(at, intake_) + latency_ : arrival_[next_];
+    sent_at_.push_back(at);
+    ++next_;
     return r;
   }
   const std::vector<RequestSpec>& requests_;
   std::int64_t limit_;
-  SimTime delay_;
+  FrontEndServer& server_;
+  SimTime intake_, latency_;
   std::vector<SimTime> due_;
+  std::vector<SimTime> arrival_;  // precomputed for all-at-once
+  std::vector<SimTime> sent_at_;
   std::size_t next_ = 0;
 };
+
+// What the client receives: every step's tokens for a request are one streamed chunk, which the
+// front end must process (`chunk` busy time, FIFO behind what is queued) before the client sees
+// it. Without front-end costs a chunk arrives when its step ends.
+class StreamedDeliveries {
+ public:
+  StreamedDeliveries(const BenchmarkClient& client, FrontEndServer& server, SimTime chunk)
+      : client_(client), server_(server), chunk_(chunk) {}
+  void on_step(SimTime end, const std::vector<Engine::StepItem>& items) {
+    for (const Engine::StepItem& item : items) {
+      if (item.request >= streams_.size()) streams_.resize(item.request + 1);
+      Stream& s = streams_[item.request];
+      // A prefill chunk that completes the prompt (plus, after a recompute, what was generated)
+      // samples one token; a decode step delivers what it committed.
+      const std::int64_t needed = client_.request(item.request).prompt_tokens + s.tokens;
+      const std::int64_t tokens =
+          item.prefill ? (item.context + item.width >= needed ? 1 : 0) : item.commits;
+      if (tokens <= 0) continue;
+      const SimTime at = server_.serve(end, chunk_);
+      if (s.tokens == 0) {
+        s.first = at;
+      } else {
+        itl_ms_.push_back(sim_time_to_ms(at - s.last));
+      }
+      s.last = at;
+      s.tokens += tokens;
+      last_ = std::max(last_, at);
+    }
+  }
+  SimTime first(std::uint64_t id) const { return streams_.at(id).first; }
+  SimTime last(std::uint64_t id) const { return streams_.at(id).last; }
+  SimTime last_delivery() const { return last_; }
+  const std::vector<double>& itl_ms() const { return itl_ms_; }
+
+ private:
+  struct Stream {
+    std::int64_t tokens = 0;
+    SimTime first = 0, last = 0;
+  };
+  const BenchmarkClient& client_;
+  FrontEndServer& server_;
+  SimTime chunk_;
+  std::vector<Stream> streams_;
+  std::vector<double> itl_ms_;
+  SimTime last_ = 0;
+};
+
+// First word of "vLLM v0.11.0", case-insensitively.
+std::string software_name(const std::string& engine_version) {
+  std::string name = engine_version.substr(0, engine_version.find(' '));
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return name;
+}
 
 MetricStats stats_of(const DistributionSummary& s) {
   if (s.count == 0) return {};
@@ -68,6 +151,11 @@ MetricStats stats_of(const DistributionSummary& s) {
 }
 
 }  // namespace
+
+bool serial_front_end_applies(const StepTerms& terms, const std::string& engine_version) {
+  if (terms.frontend_engine.empty() || engine_version.empty()) return true;
+  return software_name(engine_version) == software_name(terms.frontend_engine);
+}
 
 SimulatedMetrics replay_case(const BenchmarkCase& c, const Profile& profile_in,
                              const ReplayOptions& options) {
@@ -99,16 +187,29 @@ SimulatedMetrics replay_case(const BenchmarkCase& c, const Profile& profile_in,
   MetricsCollector metrics(nullptr);
   Engine engine(config, time_model, sps, *acceptance, *policy, metrics);
 
-  const double frontend_ms = profile.step_terms.present ? profile.step_terms.frontend_ms : 0.0;
-  const SimTime delay = seconds_to_sim_time(frontend_ms * 1e-3);
-  BenchmarkClient client(c.workload, delay);
+  const StepTerms& terms = profile.step_terms;
+  const bool on = terms.present;
+  // The serial costs belong to the server software they were measured on.
+  const bool serial = on && serial_front_end_applies(terms, c.engine_version);
+  FrontEndServer server;
+  BenchmarkClient client(c.workload, server,
+                         seconds_to_sim_time(serial ? terms.frontend_request_ms * 1e-3 : 0.0),
+                         seconds_to_sim_time(on ? terms.frontend_ms * 1e-3 : 0.0));
+  StreamedDeliveries deliveries(client, server,
+                                seconds_to_sim_time(serial ? terms.frontend_chunk_us * 1e-6 : 0.0));
+  engine.set_step_observer([&](SimTime, SimTime end, const std::vector<Engine::StepItem>& items) {
+    deliveries.on_step(end, items);
+  });
   std::vector<double> ttft, tpot;
   const SimulationStats stats = run_simulation(engine, client, [&](const Request& r, SimTime) {
-    // The client's clock starts when it sends: the frontend delay counts in TTFT.
-    const double first_ms = sim_time_to_ms(r.first_token - r.arrival) + frontend_ms;
-    ttft.push_back(first_ms);
+    if (r.spec.prompt_tokens != client.request(r.id).prompt_tokens) {
+      throw std::logic_error("replay_case: request ids out of send order");
+    }
+    // The client's clock starts when it sends: the front end's queue and latency count in TTFT.
+    const SimTime first = deliveries.first(r.id);
+    ttft.push_back(sim_time_to_ms(first - client.sent_at(r.id)));
     if (r.spec.output_tokens > 1) {
-      tpot.push_back(sim_time_to_ms(r.done - r.first_token) /
+      tpot.push_back(sim_time_to_ms(deliveries.last(r.id) - first) /
                      static_cast<double>(r.spec.output_tokens - 1));
     }
   });
@@ -121,13 +222,15 @@ SimulatedMetrics replay_case(const BenchmarkCase& c, const Profile& profile_in,
   SimulatedMetrics out;
   out.completed = metrics.counters().requests_completed;
   out.preemptions = metrics.counters().preemptions;
-  out.duration_s = sim_time_to_seconds(stats.end_time);
+  // The benchmark ends when the client has received the last chunk.
+  out.duration_s = sim_time_to_seconds(std::max(stats.end_time, deliveries.last_delivery()));
   out.output_throughput =
       out.duration_s > 0 ? static_cast<double>(metrics.counters().output_tokens) / out.duration_s
                          : 0;
   out.ttft_ms = stats_of(summarize_exact(ttft));
   out.tpot_ms = stats_of(summarize_exact(tpot));
-  out.itl_ms = stats_of(metrics.itl_step_ms());
+  out.itl_ms = stats_of(summarize_exact(deliveries.itl_ms()));
+  out.frontend_busy_s = sim_time_to_seconds(server.busy_time());
   return out;
 }
 

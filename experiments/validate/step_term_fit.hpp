@@ -2,10 +2,14 @@
 // validation set, by replaying them:
 //   per_step_us + per_sequence_us * c = measured - simulated median ITL, least squares over the
 //     closed-loop cases at concurrency c (one decode request per user, so c is the decode batch);
-//   frontend_ms = mean over the closed-loop cases of measured - simulated mean TTFT;
+//   frontend_request_ms (the serial front end's busy time per request): bisection so the
+//     closed-loop cases at c > 1 match their measured ITL p99 (a request taken in holds back the
+//     chunks of the requests streaming meanwhile);
+//   frontend_ms = mean over the closed-loop cases of measured - simulated mean TTFT (the latency
+//     that occupies no server);
 //   large_chunk_scale: bisection so the all-at-once (rate inf) cases' output throughput matches
 //     on average (log ratio), chunks past the profile's largest CUDA-graph bucket.
-// The three are refitted in turn (twice), since each moves the others' residuals a little.
+// The four are refitted in turn (twice), since each moves the others' residuals a little.
 // One set of terms serves every target in the set: they are engine costs (sampling over the same
 // vocabulary, the scheduler's per-step gap), not kernel costs.
 #pragma once

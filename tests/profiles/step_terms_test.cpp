@@ -83,3 +83,29 @@ TEST_CASE("step terms that are not calibrated are refused at their line") {
     CHECK_THAT(e.what(), Catch::Contains(expected) && Catch::Contains("must be \"calibrated\""));
   }
 }
+
+TEST_CASE("the serial front end's costs load, round-trip, and need a source") {
+  std::string terms = kTerms;
+  terms.replace(terms.find("\"frontend_ms\": 12"), 17,
+                "\"frontend_ms\": 12,\n    \"frontend_request_ms\": 45.5,\n"
+                "    \"frontend_chunk_us\": 20,\n    \"frontend_source\": \"hand-made\",\n"
+                "    \"frontend_engine\": \"vLLM\"");
+  const Profile p = load_text("front_end", with_terms(terms));
+  CHECK(p.step_terms.frontend_request_ms == 45.5);
+  CHECK(p.step_terms.frontend_chunk_us == 20);
+  CHECK(p.step_terms.frontend_engine == "vLLM");
+  const Profile again = profile_from_json(JsonFile::parse(format_profile(p), "again.json"));
+  CHECK(profile_to_json(again) == profile_to_json(p));
+  CHECK_FALSE(load_text("no_front_end", with_terms()).step_terms.frontend_request_ms > 0);
+
+  terms.replace(terms.find("\"hand-made\""), 11, "\"\"");
+  const std::string text = with_terms(terms);
+  try {
+    load_text("front_end_unsourced", text);
+    FAIL("loaded");
+  } catch (const InputError& e) {
+    const std::string expected =
+        ":" + std::to_string(testing::line_containing(text, "\"step_terms\"")) + ":";
+    CHECK_THAT(e.what(), Catch::Contains(expected) && Catch::Contains("no frontend_source"));
+  }
+}

@@ -1,0 +1,15 @@
+// The serial worker's queue: one busy-until time is all the state FIFO service needs.
+#include "experiments/validate/front_end_server.hpp"
+
+#include <algorithm>
+
+namespace sparksim {
+
+SimTime FrontEndServer::serve(SimTime enqueue, SimTime cost) {
+  busy_until_ = std::max(enqueue, busy_until_) + cost;
+  busy_time_ += cost;
+  ++jobs_;
+  return busy_until_;
+}
+
+}  // namespace sparksim

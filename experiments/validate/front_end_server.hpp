@@ -1,0 +1,31 @@
+// FrontEndServer: an engine's API server as one serial worker (vLLM's API server is one Python
+// process with one event loop): request intake (HTTP, chat template, tokenising) and the streaming
+// of every output chunk (detokenising, building and writing the SSE event) take turns on it, in
+// the order they are handed in. A busy worker queues what comes next, so it is a throughput limit:
+// saturated, it completes 1 / cost jobs per second, whatever the GPU could do.
+//
+// Jobs must be handed in in non-decreasing enqueue time (the simulation's event order); a job is
+// served at max(enqueue, when the previous job finished) for its cost.
+#pragma once
+
+#include <cstdint>
+
+#include "common/sim_time.hpp"
+
+namespace sparksim {
+
+class FrontEndServer {
+ public:
+  // Returns when the job finishes.
+  SimTime serve(SimTime enqueue, SimTime cost);
+  SimTime busy_until() const { return busy_until_; }
+  SimTime busy_time() const { return busy_time_; }  // sum of served costs
+  std::int64_t jobs() const { return jobs_; }
+
+ private:
+  SimTime busy_until_ = 0;
+  SimTime busy_time_ = 0;
+  std::int64_t jobs_ = 0;
+};
+
+}  // namespace sparksim
