@@ -5,8 +5,8 @@
 #include <optional>
 #include <set>
 
-#include "common/input_error.hpp"
 #include "common/csv_table.hpp"
+#include "common/input_error.hpp"
 
 namespace sparksim {
 

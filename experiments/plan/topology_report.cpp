@@ -1,8 +1,8 @@
 // The topology search's outputs: DIR/topology.csv (how each topology fared per policy and fleet,
 // and why it lost) and the one-line answer `sparksim plan` prints per policy.
 #include "common/csv_row.hpp"
-#include "experiments/plan/capacity_plan.hpp"
 #include "common/csv_table.hpp"
+#include "experiments/plan/capacity_plan.hpp"
 
 namespace sparksim {
 
