@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "profiles/fitted_roofline_constants.hpp"
+
 namespace sparksim {
 
 std::int64_t Profile::kv_capacity_tokens() const {
@@ -19,7 +21,11 @@ std::string Profile::label() const {
   std::string label;
   if (is_analytic()) {
     label = "ANALYTIC roofline profile for " + provenance.gpu + " / " + target +
-            " (not measured on a GPU)";
+            " (not measured on a GPU" +
+            (provenance.tool == kAnalyticFittedTool
+                 ? "; roofline constants fitted to measured-db compositions, see its notes"
+                 : "") +
+            ")";
   } else if (is_telemetry()) {
     label = "TELEMETRY-fitted profile for " + provenance.gpu + " / " + target +
             " (step times fitted to a deployment's measured curve, not kernel timings)";

@@ -1,6 +1,8 @@
 // `sparksim profile-analytic`: writes the analytic (roofline) profile of one target on one GPU,
 // the stand-in for a measured profile where no GPU run exists. The committed files under
-// profiles/analytic/ come from this command (exact invocations in profiles/README.md).
+// profiles/analytic/ come from this command (exact invocations in profiles/README.md). With
+// --constants it uses roofline constants fitted to the measured-db database instead of the
+// defaults; the profile stays `analytic` and its tool, notes and label say so.
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include "experiments/cli/commands.hpp"
 #include "experiments/cli/provenance_options.hpp"
 #include "profiles/analytic_profile.hpp"
+#include "profiles/fitted_roofline_constants.hpp"
 #include "profiles/profile_io.hpp"
 #include "profiles/time_model.hpp"
 
@@ -25,25 +28,24 @@ struct ProfileAnalyticOptions {
   std::string gpu;
   std::string target;
   std::string out_path;
+  std::string constants_path;                // empty: RooflineConstants' defaults
   std::string date;                          // empty: today (UTC)
   std::string git_sha = sparksim_git_sha();  // the revision this binary was built from
 };
 
-bool is_iso_date(const std::string& s) {
-  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
-  for (int i : {0, 1, 2, 3, 5, 6, 8, 9}) {
-    if (s[i] < '0' || s[i] > '9') return false;
-  }
-  return true;
-}
-
 void run_profile_analytic(const ProfileAnalyticOptions& o) {
-  if (!o.date.empty() && !is_iso_date(o.date)) {
-    throw InputError("--date: '" + o.date + "' is not a date; use YYYY-MM-DD");
-  }
+  check_date_option(o.date);
+  // Everything is read and checked before anything is written.
   const JsonFile shapes = JsonFile::load(o.shapes_path);
-  const Profile profile =
-      make_analytic_profile(shapes, o.gpu, o.target, date_or_today(o.date), o.git_sha);
+  RooflineConstants constants;
+  FittedRooflineConstants fitted;
+  if (!o.constants_path.empty()) {
+    fitted = read_fitted_roofline_constants(o.constants_path);
+    constants = fitted.constants;
+  }
+  Profile profile =
+      make_analytic_profile(shapes, o.gpu, o.target, date_or_today(o.date), o.git_sha, constants);
+  if (!o.constants_path.empty()) mark_fitted_constants(profile, fitted, o.constants_path);
   const std::filesystem::path out(o.out_path);
   if (out.has_parent_path()) {
     std::error_code ec;
@@ -58,9 +60,10 @@ void run_profile_analytic(const ProfileAnalyticOptions& o) {
     return sim_time_to_ms(model.verify_time(sps_reference_shape(b)));
   };
   std::printf(
-      "%s: ANALYTIC %s on %s: KV capacity %lld tokens; SPS(1)=%.1f SPS(64)=%.1f SPS(512)=%.1f "
+      "%s: ANALYTIC%s %s on %s: KV capacity %lld tokens; SPS(1)=%.1f SPS(64)=%.1f SPS(512)=%.1f "
       "steps/s (%.2f / %.2f / %.2f ms at the reference shape)\n",
-      o.out_path.c_str(), profile.target.c_str(), profile.provenance.gpu.c_str(),
+      o.out_path.c_str(), o.constants_path.empty() ? "" : " (fitted constants)",
+      profile.target.c_str(), profile.provenance.gpu.c_str(),
       static_cast<long long>(profile.kv_capacity_tokens()), sps.steps_per_s(1), sps.steps_per_s(64),
       sps.steps_per_s(512), step_ms(1), step_ms(64), step_ms(512));
 }
@@ -78,6 +81,10 @@ void add_profile_analytic_command(CLI::App& app) {
       ->required();
   cmd->add_option("--target", options->target, "Target model, e.g. qwen3-8b")->required();
   cmd->add_option("--out", options->out_path, "Profile JSON to write (atomically)")->required();
+  cmd->add_option("--constants", options->constants_path,
+                  "Roofline constants fitted to the database (sparksim recalibrate-analytic "
+                  "--write; e.g. profiles/analytic/roofline-constants-fitted-aic.json); default: "
+                  "the built-in r1 constants");
   add_provenance_options(*cmd, options->date, options->git_sha);
   cmd->callback([options] { run_profile_analytic(*options); });
 }

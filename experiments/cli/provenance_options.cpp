@@ -3,6 +3,8 @@
 
 #include <ctime>
 
+#include "common/input_error.hpp"
+
 namespace sparksim::cli {
 
 void add_provenance_options(CLI::App& cmd, std::string& date, std::string& git_sha) {
@@ -19,6 +21,15 @@ std::string date_or_today(const std::string& date) {
   char buffer[16];
   std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &utc);
   return buffer;
+}
+
+void check_date_option(const std::string& date) {
+  bool ok = date.size() == 10 && date[4] == '-' && date[7] == '-';
+  for (int i : {0, 1, 2, 3, 5, 6, 8, 9})
+    ok = ok && date.size() == 10 && date[i] >= '0' && date[i] <= '9';
+  if (!date.empty() && !ok) {
+    throw InputError("--date: '" + date + "' is not a date; use YYYY-MM-DD");
+  }
 }
 
 }  // namespace sparksim::cli

@@ -15,4 +15,7 @@ void add_provenance_options(CLI::App& cmd, std::string& date, std::string& git_s
 // `date` when given, else today's date in UTC as YYYY-MM-DD.
 std::string date_or_today(const std::string& date);
 
+// Throws InputError for a --date that is given but not YYYY-MM-DD (before any work starts).
+void check_date_option(const std::string& date);
+
 }  // namespace sparksim::cli
