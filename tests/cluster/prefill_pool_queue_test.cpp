@@ -14,6 +14,7 @@
 #include "common/csv_table.hpp"
 #include "profiles/profile_io.hpp"
 #include "tests/experiments/cli_harness.hpp"
+#include "tests/sim/test_profiles.hpp"
 
 using namespace sparksim;
 using namespace sparksim::testing;
@@ -28,25 +29,8 @@ constexpr double kKvBytesPerToken = 1e5;
 constexpr double kTransferMs = 1e-3 + kPrompt * kKvBytesPerToken / 450e9 * 1e3;
 
 void write_constant_profile(const fs::path& path) {
-  Profile p;
-  p.provenance.source = "analytic";
-  p.provenance.gpu = "test-gpu";
-  p.provenance.date = "2026-11-25";
-  p.provenance.tool = "unit test";
-  p.provenance.git_sha = "none";
-  p.provenance.notes = "constant step time for the prefill queue test";
-  p.target = "test-model";
-  p.gpus = 1;
-  p.hbm_bytes = 80e9;
-  p.weights_bytes = 16e9;
-  p.memory_utilization = 0.9;
+  Profile p = testing::constant_step_profile(kStepMs * 1e3);
   p.kv_bytes_per_token = kKvBytesPerToken;
-  p.verify.fixed_us = kStepMs * 1e3;
-  p.verify.dense_tokens = {1, 1'000'000};
-  p.verify.dense_us = {0, 0};
-  p.sps.tokens = {1, 1'000'000};
-  p.sps.steps_per_s = {1e3 / kStepMs, 1e3 / kStepMs};
-  p.sps.reference = "constant";
   write_profile(p, path.string());
 }
 
