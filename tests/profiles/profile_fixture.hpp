@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/input_error.hpp"
+#include "tests/common/input_error_message.hpp"
 
 namespace sparksim::testing {
 
@@ -79,17 +80,6 @@ inline std::filesystem::path fresh_dir(const std::string& name) {
 inline std::string write_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path) << text;
   return path.string();
-}
-
-// The message of the InputError that `f` throws ("" if it throws none).
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace sparksim::testing
