@@ -82,53 +82,49 @@ class SourceScanner {
     std::int64_t best = 1;
     for (const std::string& token : tokens) {
       if (pos_ >= s_.size()) return best;
+      bool found = false;
       if (s_[pos_] == '{') {
-        ++pos_;
-        bool found = false;
-        while (true) {
-          skip_ws();
-          if (pos_ >= s_.size() || s_[pos_] != '"') break;
+        found = seek_entry('}', [&](std::size_t) {
           const std::int64_t key_line = line_;
           const std::string key = read_key();
           skip_ws();
           ++pos_;  // ':'
           skip_ws();
-          if (key == token) {
-            best = key_line;
-            found = true;
-            break;
-          }
-          skip_value();
-          skip_ws();
-          if (pos_ < s_.size() && s_[pos_] == ',') ++pos_;
-        }
-        if (!found) return best;
+          if (key != token) return false;
+          best = key_line;
+          return true;
+        });
       } else if (s_[pos_] == '[') {
         std::size_t wanted = 0;
         if (!parse_index(token, wanted)) return best;
-        ++pos_;
-        bool found = false;
-        for (std::size_t i = 0;; ++i) {
-          skip_ws();
-          if (pos_ >= s_.size() || s_[pos_] == ']') break;
-          if (i == wanted) {
-            best = line_;
-            found = true;
-            break;
-          }
-          skip_value();
-          skip_ws();
-          if (pos_ < s_.size() && s_[pos_] == ',') ++pos_;
-        }
-        if (!found) return best;
-      } else {
-        return best;
+        found = seek_entry(']', [&](std::size_t i) {
+          if (i != wanted) return false;
+          best = line_;
+          return true;
+        });
       }
+      if (!found) return best;
     }
     return best;
   }
 
  private:
+  // At the opening bracket of a container that `close` ends: walks its entries, calling
+  // is_wanted(index) at the start of each, and stops at the first it accepts (true) or at the end
+  // of the container (false). is_wanted may consume the entry's key.
+  template <typename IsWanted>
+  bool seek_entry(char close, IsWanted is_wanted) {
+    ++pos_;
+    for (std::size_t i = 0;; ++i) {
+      skip_ws();
+      if (pos_ >= s_.size() || s_[pos_] == close) return false;
+      if (is_wanted(i)) return true;
+      skip_value();
+      skip_ws();
+      if (pos_ < s_.size() && s_[pos_] == ',') ++pos_;
+    }
+  }
+
   void skip_ws() {
     while (pos_ < s_.size() &&
            (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\r' || s_[pos_] == '\n')) {

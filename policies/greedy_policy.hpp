@@ -5,29 +5,21 @@
 // current step's confidences on the host before the verify launch: synchronous by default.
 #pragma once
 
-#include <cstdint>
 #include <vector>
 
-#include "policies/candidate_merge.hpp"
-#include "policies/verification_policy.hpp"
+#include "policies/merged_candidates_policy.hpp"
 
 namespace sparksim {
 
-class GreedyPolicy final : public VerificationPolicy {
+class GreedyPolicy final : public MergedCandidatesPolicy {
  public:
-  explicit GreedyPolicy(bool synchronous) : synchronous_(synchronous) {}
+  using MergedCandidatesPolicy::MergedCandidatesPolicy;
   void schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) override;
-  bool synchronous() const override { return synchronous_; }
 
  private:
-  bool synchronous_;
-  std::vector<float> survivals_;    // scratch, R×γ
-  std::vector<const float*> rows_;  // scratch, R
-  std::vector<int> positive_;       // scratch, R
-  std::vector<int> sure_;           // scratch, R: leading candidates admitted without ordering
-  std::vector<double> prefix_;      // scratch, R×(γ+1): partial sums of each row's survivals
-  std::vector<float> rest_;         // scratch: the survivals left after the sure admissions
-  CandidateMerge merge_;
+  std::vector<int> sure_;       // scratch, R: leading candidates admitted without ordering
+  std::vector<double> prefix_;  // scratch, R×(γ+1): partial sums of each row's survivals
+  std::vector<float> rest_;     // scratch: the survivals left after the sure admissions
 };
 
 }  // namespace sparksim

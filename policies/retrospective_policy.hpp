@@ -4,26 +4,20 @@
 // (the paper's Appendix A; the losslessness validator must catch it). Synchronous by default.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
-#include "policies/candidate_merge.hpp"
-#include "policies/verification_policy.hpp"
+#include "policies/merged_candidates_policy.hpp"
 
 namespace sparksim {
 
-class RetrospectivePolicy final : public VerificationPolicy {
+class RetrospectivePolicy final : public MergedCandidatesPolicy {
  public:
-  explicit RetrospectivePolicy(bool synchronous) : synchronous_(synchronous) {}
+  using MergedCandidatesPolicy::MergedCandidatesPolicy;
   void schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) override;
-  bool synchronous() const override { return synchronous_; }
 
  private:
-  bool synchronous_;
-  std::vector<float> survivals_;    // scratch, R×γ
-  std::vector<const float*> rows_;  // scratch, R
-  std::vector<int> positive_;       // scratch, R
   std::vector<std::uint32_t> path_;
-  CandidateMerge merge_;
 };
 
 }  // namespace sparksim

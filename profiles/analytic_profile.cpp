@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "common/input_error.hpp"
+#include "profiles/dense_model_dims.hpp"
 #include "profiles/sps_belief.hpp"
 
 namespace sparksim {
@@ -23,14 +24,7 @@ using Pointer = JsonFile::Pointer;
 constexpr double kBf16Bytes = 2;
 constexpr double kFp32Bytes = 4;
 
-struct DenseShape {
-  std::int64_t layers = 0;
-  std::int64_t hidden = 0;
-  std::int64_t q_heads = 0;
-  std::int64_t kv_heads = 0;
-  std::int64_t head_dim = 0;
-  std::int64_t ffn = 0;
-  std::int64_t vocab = 0;
+struct DenseShape : DenseModelDims {
   bool tied_embeddings = false;
   bool qk_norm = false;
 };
@@ -188,15 +182,8 @@ DenseShape read_target(const JsonFile& shapes, const std::string& target) {
                      "'; valid: " + join(valid));
   }
   const Pointer t = Pointer("/targets") / target;
-  constexpr std::int64_t kMaxDim = std::int64_t{1} << 24;
   DenseShape s;
-  s.layers = shapes.get_int(t / "layers", 1, 1024);
-  s.hidden = shapes.get_int(t / "hidden", 1, kMaxDim);
-  s.q_heads = shapes.get_int(t / "q_heads", 1, 4096);
-  s.kv_heads = shapes.get_int(t / "kv_heads", 1, s.q_heads);
-  s.head_dim = shapes.get_int(t / "head_dim", 1, 4096);
-  s.ffn = shapes.get_int(t / "ffn", 1, kMaxDim);
-  s.vocab = shapes.get_int(t / "vocab", 1, kMaxDim);
+  static_cast<DenseModelDims&>(s) = read_dense_model_dims(shapes, t);
   s.tied_embeddings = shapes.get_bool(t / "tied_embeddings");
   s.qk_norm = shapes.get_bool(t / "qk_norm");
   return s;

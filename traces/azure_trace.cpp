@@ -37,25 +37,17 @@ bool is_azure_header(std::string_view first_line) {
 
 Trace load_azure_trace(const std::string& path, std::string_view text,
                        const TraceOptions& options) {
-  Trace trace;
+  Trace trace = start_loaded_trace(path, "azure", text);
   LoadReport& report = trace.report;
-  report.source = path;
-  report.format = "azure";
 
   std::string domain_why = "domain option";
   const Domain domain = options.domain ? *options.domain : default_azure_domain(path, domain_why);
 
   LineCursor cursor(text);
-  std::string_view line;
-  cursor.next(line);
-  if (!is_azure_header(line)) {
-    throw InputError(path, 1,
-                     "header " + quote_for_message(line) +
-                         " is not an Azure trace header; expected '" + std::string(kAzureHeader) +
-                         "'");
-  }
+  std::string_view line =
+      read_header(cursor, path, is_azure_header,
+                  "an Azure trace header; expected '" + std::string(kAzureHeader) + "'");
 
-  trace.requests.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   std::vector<std::string_view> fields;
   CivilTime first_time;
   std::string first_timestamp;

@@ -85,13 +85,10 @@ void spread_timestamp_buckets(Trace& trace, SimTime bucket_width) {
 
 Trace load_mooncake_trace(const std::string& path, std::string_view text,
                           const TraceOptions& options) {
-  Trace trace;
+  Trace trace = start_loaded_trace(path, "mooncake", text);
   LoadReport& report = trace.report;
-  report.source = path;
-  report.format = "mooncake";
   const Domain domain = options.domain.value_or(Domain::kChat);
 
-  trace.requests.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   constexpr std::int64_t kMaxTimestampMs = kMaxSimTime / 1'000'000;
   LineCursor cursor(text);
   std::string_view line;

@@ -17,26 +17,19 @@ bool is_native_csv_header(std::string_view first_line) {
 
 Trace load_native_csv_trace(const std::string& path, std::string_view text,
                             const TraceOptions& options) {
-  Trace trace;
+  Trace trace = start_loaded_trace(path, "csv", text);
   LoadReport& report = trace.report;
-  report.source = path;
-  report.format = "csv";
 
   LineCursor cursor(text);
-  std::string_view line;
-  cursor.next(line);
-  if (!is_native_csv_header(line)) {
-    throw InputError(path, 1,
-                     "header " + quote_for_message(line) +
-                         " is not a sparksim CSV header; expected '" +
-                         std::string(kNativeCsvHeader) + "' (domain column optional)");
-  }
+  std::string_view line =
+      read_header(cursor, path, is_native_csv_header,
+                  "a sparksim CSV header; expected '" + std::string(kNativeCsvHeader) +
+                      "' (domain column optional)");
   const bool has_domain_column = line == kNativeCsvHeader;
   const std::string_view header = has_domain_column ? kNativeCsvHeader : kNativeCsvHeaderNoDomain;
   const std::size_t column_count = has_domain_column ? 4 : 3;
   const Domain fallback_domain = options.domain.value_or(Domain::kChat);
 
-  trace.requests.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   std::vector<std::string_view> fields;
   while (cursor.next_row(line)) {
     const std::int64_t n = cursor.line_number();

@@ -64,4 +64,14 @@ std::string quote_for_message(std::string_view text) {
   return quoted;
 }
 
+std::string_view read_header(LineCursor& cursor, const std::string& path,
+                             bool (*is_header)(std::string_view), const std::string& expected) {
+  std::string_view line;
+  cursor.next(line);
+  if (!is_header(line)) {
+    throw InputError(path, 1, "header " + quote_for_message(line) + " is not " + expected);
+  }
+  return line;
+}
+
 }  // namespace sparksim

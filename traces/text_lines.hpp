@@ -37,6 +37,11 @@ class LineCursor {
   std::int64_t empty_lines_ = 0;
 };
 
+// The first line of a format with a header, which `is_header` must accept; otherwise
+// InputError "path:1: header '<line>' is not <expected>".
+std::string_view read_header(LineCursor& cursor, const std::string& path,
+                             bool (*is_header)(std::string_view), const std::string& expected);
+
 // Splits on every `separator` (no quoting: no trace format here has quoted fields), reusing
 // `fields`' storage. An empty line gives one empty field.
 void split_fields(std::string_view line, char separator, std::vector<std::string_view>& fields);

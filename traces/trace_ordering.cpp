@@ -35,6 +35,15 @@ void clip_zero_output(RequestSpec& request, LoadReport& report) {
   }
 }
 
+Trace start_loaded_trace(const std::string& path, const std::string& format,
+                         std::string_view text) {
+  Trace trace;
+  trace.report.source = path;
+  trace.report.format = format;
+  trace.requests.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+  return trace;
+}
+
 void finalize_loaded_trace(Trace& trace, const LoaderNotes& loader) {
   auto& requests = trace.requests;
   LoadReport& report = trace.report;

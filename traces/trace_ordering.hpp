@@ -1,10 +1,12 @@
-// The last step every file loader shares: note what the loader skipped or clipped, put requests
-// in arrival order and start the clock at the first arrival, counting and noting what moved, so
-// no loader changes data silently.
+// The first and last steps every file loader shares: an empty trace naming its source and format;
+// at the end, note what the loader skipped or clipped, put requests in arrival order and start
+// the clock at the first arrival, counting and noting what moved, so no loader changes data
+// silently.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "traces/request_spec.hpp"
@@ -22,6 +24,10 @@ struct LoaderNotes {
   std::string output_column;
   std::vector<std::string> notes;  // the loader's own notes, recorded after those two
 };
+
+// An empty trace whose report names `path` and `format`, with room for one request per line of
+// `text`.
+Trace start_loaded_trace(const std::string& path, const std::string& format, std::string_view text);
 
 // A row with output length 0 becomes 1 (a request must produce a token to be simulated), counted
 // in the report's rows_clipped for finalize_loaded_trace's note.

@@ -7,6 +7,7 @@
 
 #include "common/input_error.hpp"
 #include "experiments/cli/commands.hpp"
+#include "profiles/measured_db/fidelity_points.hpp"
 #include "profiles/profile_io.hpp"
 #include "profiles/time_model.hpp"
 
@@ -41,13 +42,8 @@ void run(const StepTimeOptions& o) {
   }
   const Profile profile = load_profile(o.profile_path);
   const TimeModel model(profile);
-  BatchShape b;
-  b.decode_requests = o.requests;
-  b.verify_tokens = o.requests * o.verify_width;
-  b.decode_context_tokens = o.requests * o.context;
-  b.verify_attention_pairs = o.requests * o.verify_width * o.context;
-  b.prefill_tokens = o.prefill_tokens;
-  b.prefill_attention_pairs = o.prefill_tokens * (o.prefill_cached + (o.prefill_tokens + 1) / 2);
+  const BatchShape b = batch_shape_of(
+      StepShape{o.requests, o.verify_width, o.context, o.prefill_tokens, o.prefill_cached});
   const VerifyTerms t = model.verify_terms(b);
   std::printf("profile  %s\n", profile.label().c_str());
   std::printf("shape    %lld requests x %lld verify tokens at %lld context tokens",

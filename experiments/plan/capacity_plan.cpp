@@ -396,10 +396,9 @@ PlanResult run_plan(const PlanOptions& o) {
   }
 
   // Outputs.
-  std::string plan_csv =
-      "drafter,policy,router,layout,topology,profile_source,status,replicas,gpus";
+  std::string plan_csv = std::string(kPlanNameColumns) + ",profile_source,status,replicas,gpus";
   std::string search_csv =
-      "drafter,policy,router,layout,topology,replicas,engines,prefill_replicas,gpus,meets";
+      std::string(kPlanNameColumns) + ",replicas,engines,prefill_replicas,gpus,meets";
   for (const auto& t : result.terms) {
     plan_csv += "," + t.name;
     search_csv += "," + t.name;
@@ -413,11 +412,7 @@ PlanResult run_plan(const PlanOptions& o) {
   for (const auto& plan : result.plans) {
     const PlanEvaluation* e = plan.replicas ? plan.at(*plan.replicas) : nullptr;
     CsvRow r(plan_csv);
-    r.text(plan.drafter)
-        .text(csv_cell(plan.policy))
-        .text(plan.router)
-        .text(plan.layout)
-        .text(plan.topology)
+    plan_name_cells(r, plan)
         .text(plan.profile_source)
         .text(!plan.infeasible_memory.empty() ? "infeasible_memory"
               : plan.replicas                 ? "met"
@@ -443,11 +438,7 @@ PlanResult run_plan(const PlanOptions& o) {
     for (const PlanEvaluation* evp : by_count) {
       const PlanEvaluation& ev = *evp;
       CsvRow s(search_csv);
-      s.text(plan.drafter)
-          .text(csv_cell(plan.policy))
-          .text(plan.router)
-          .text(plan.layout)
-          .text(plan.topology)
+      plan_name_cells(s, plan)
           .integer(ev.fleet.replicas)
           .integer(ev.fleet.replicas * plan.engines_per_replica)
           .integer(ev.fleet.prefill_replicas)
@@ -528,6 +519,14 @@ PlanResult run_plan(const PlanOptions& o) {
   }
   dir.commit();
   return result;
+}
+
+CsvRow& plan_name_cells(CsvRow& row, const PolicyPlan& plan) {
+  return row.text(plan.drafter)
+      .text(csv_cell(plan.policy))
+      .text(plan.router)
+      .text(plan.layout)
+      .text(plan.topology);
 }
 
 std::string plan_answer(const PlanResult& result, const PolicyPlan& plan) {

@@ -110,6 +110,12 @@ PlanResult run_plan(const PlanOptions& options);
 // miss: ttft_p99_ms 3456.7 > 2000".
 std::string plan_answer(const PlanResult& result, const PolicyPlan& plan);
 
+// The columns that name a plan in plan.csv, search.csv and topology.csv, and a row's cells for
+// them: drafter, policy, router, layout, topology.
+inline constexpr const char* kPlanNameColumns = "drafter,policy,router,layout,topology";
+class CsvRow;
+CsvRow& plan_name_cells(CsvRow& row, const PolicyPlan& plan);
+
 // Topology mode: DIR/topology.csv, one row per policy × fleet × topology (status, replicas, GPUs,
 // engines, prefill engines, profile, why it lost).
 std::string topology_csv(const PlanResult& result);

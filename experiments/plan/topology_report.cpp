@@ -8,9 +8,9 @@ namespace sparksim {
 
 // DIR/topology.csv: per policy, fleet and topology, how it fared and why it lost.
 std::string topology_csv(const PlanResult& result) {
-  std::string csv =
-      "drafter,policy,router,layout,topology,gpus_per_replica,status,replicas,gpus,engines,"
-      "prefill_engines,profile,profile_source,why\n";
+  std::string csv = std::string(kPlanNameColumns) +
+                    ",gpus_per_replica,status,replicas,gpus,engines,prefill_engines,profile,"
+                    "profile_source,why\n";
   const std::size_t per_group = result.topologies.size();
   for (std::size_t g = 0; g < result.verdicts.size(); ++g) {
     for (std::size_t c = 0; c < per_group; ++c) {
@@ -18,13 +18,7 @@ std::string topology_csv(const PlanResult& result) {
       const TopologyVerdict& v = result.verdicts[g][c];
       const PlanEvaluation* e = plan.replicas ? plan.at(*plan.replicas) : nullptr;
       CsvRow r(csv);
-      r.text(plan.drafter)
-          .text(csv_cell(plan.policy))
-          .text(plan.router)
-          .text(plan.layout)
-          .text(plan.topology)
-          .integer(plan.gpus_per_replica)
-          .text(v.status);
+      plan_name_cells(r, plan).integer(plan.gpus_per_replica).text(v.status);
       if (e != nullptr) {
         r.integer(*plan.replicas)
             .integer(e->fleet.gpus)

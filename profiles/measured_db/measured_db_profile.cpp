@@ -114,6 +114,14 @@ void fit_drafter(const StepComposer& composer, DrafterFamily family, MeasuredDbB
 
 }  // namespace
 
+void set_fitted_decode_terms(VerifyTimeModel& v, const LinearFit& fit) {
+  v.fixed_us = round_to(fit.coefficient("fixed_us"), 3);
+  v.per_request_us = round_to(fit.coefficient("per_request_us"), 4);
+  v.kv_read_ns_per_context_token =
+      round_to(fit.coefficient("kv_read_us_per_context_token") * 1e3, 5);
+  v.attention_ns_per_pair = round_to(fit.coefficient("attention_us_per_pair") * 1e3, 6);
+}
+
 FitErrorReport profile_vs_composition(const Profile& profile, const StepComposer& composer,
                                       const std::vector<FidelityPoint>& points) {
   const TimeModel model(profile);
@@ -210,10 +218,7 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
   const auto [train, held] = d.split_held_out(kHeldOutEvery, 1);
   build.verify_fit = fit_least_squares(train);
   const LinearFit& f = build.verify_fit;
-  v.fixed_us = round_to(f.coefficient("fixed_us"), 3);
-  v.per_request_us = round_to(f.coefficient("per_request_us"), 4);
-  v.kv_read_ns_per_context_token = round_to(f.coefficient("kv_read_us_per_context_token") * 1e3, 5);
-  v.attention_ns_per_pair = round_to(f.coefficient("attention_us_per_pair") * 1e3, 6);
+  set_fitted_decode_terms(v, f);
   v.prefill_chunk_us = round_to(f.coefficient("prefill_chunk_us"), 3);
   v.prefill_attention_ns_per_pair =
       round_to(f.coefficient("prefill_attention_us_per_pair") * 1e3, 6);

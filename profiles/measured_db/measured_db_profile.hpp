@@ -38,6 +38,12 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
                                          const std::string& gpu, const std::string& target,
                                          const std::string& date, const std::string& git_sha);
 
+// Sets the decode terms of `v` (fixed_us, per_request_us, KV read and attention per pair) from a
+// verify fit with the columns fixed_us, per_request_us, kv_read_us_per_context_token and
+// attention_us_per_pair, rounded as the profile files store them. The dense and the V4
+// generators both fit these columns.
+void set_fitted_decode_terms(VerifyTimeModel& v, const LinearFit& fit);
+
 // Any profile's verify_time against the database composition on `points` (percent errors by
 // region): the analytic generator's fidelity, or a saved measured-db profile's.
 FitErrorReport profile_vs_composition(const Profile& profile, const StepComposer& composer,

@@ -10,6 +10,8 @@
 #include "profiles/analytic_profile.hpp"
 #include "profiles/fit/design_matrix.hpp"
 #include "profiles/kernel_db/v4_kernel_tables.hpp"
+#include "profiles/measured_db/fidelity_points.hpp"
+#include "profiles/measured_db/measured_db_profile.hpp"
 #include "profiles/measured_db/moe_step_composer.hpp"
 #include "profiles/moe/moe_profile.hpp"
 #include "profiles/moe/moe_step_model.hpp"
@@ -57,12 +59,7 @@ std::vector<VerifyPoint> verify_points() {
 }
 
 BatchShape shape_of(const VerifyPoint& p) {
-  BatchShape b;
-  b.decode_requests = p.requests;
-  b.verify_tokens = p.requests * p.width;
-  b.decode_context_tokens = p.requests * p.cached;
-  b.verify_attention_pairs = b.verify_tokens * p.cached;
-  return b;
+  return batch_shape_of(StepShape{p.requests, p.width, p.cached});
 }
 
 std::string label(const VerifyPoint& p) {
@@ -159,10 +156,7 @@ MoeMeasuredDbBuild make_moe_measured_db_profile(const MoeTarget& target, const M
   const auto [train, held] = d.split_held_out(kHeldOut, 1);
   build.verify_fit = fit_least_squares(train);
   const LinearFit& f = build.verify_fit;
-  v.fixed_us = round_to(f.coefficient("fixed_us"), 3);
-  v.per_request_us = round_to(f.coefficient("per_request_us"), 4);
-  v.kv_read_ns_per_context_token = round_to(f.coefficient("kv_read_us_per_context_token") * 1e3, 5);
-  v.attention_ns_per_pair = round_to(f.coefficient("attention_us_per_pair") * 1e3, 6);
+  set_fitted_decode_terms(v, f);
 
   set_moe_draft_models(p, [&](DrafterFamily family, std::int64_t requests, int gamma) {
     const ComposedMoeStep s = composer.draft(family, requests, gamma);

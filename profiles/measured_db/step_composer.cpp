@@ -24,17 +24,10 @@ DenseTargetShape read_dense_target(const JsonFile& shapes, const std::string& ta
       !targets.at(target).contains("ffn")) {
     throw InputError("--target: unknown or not dense: '" + target + "'; valid: " + valid);
   }
-  const Pointer t = Pointer("/targets") / target;
   constexpr std::int64_t kMax = std::int64_t{1} << 24;
   DenseTargetShape s;
+  static_cast<DenseModelDims&>(s) = read_dense_model_dims(shapes, Pointer("/targets") / target);
   s.name = target;
-  s.layers = shapes.get_int(t / "layers", 1, 1024);
-  s.hidden = shapes.get_int(t / "hidden", 1, kMax);
-  s.q_heads = shapes.get_int(t / "q_heads", 1, 4096);
-  s.kv_heads = shapes.get_int(t / "kv_heads", 1, s.q_heads);
-  s.head_dim = shapes.get_int(t / "head_dim", 1, 4096);
-  s.ffn = shapes.get_int(t / "ffn", 1, kMax);
-  s.vocab = shapes.get_int(t / "vocab", 1, kMax);
   const Pointer d("/drafters");
   s.mtp1_layers = shapes.get_int(d / "mtp1" / "layers", 1, 64);
   s.eagle3_layers = shapes.get_int(d / "eagle3" / "layers", 1, 64);

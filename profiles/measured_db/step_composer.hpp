@@ -18,14 +18,14 @@
 #include <vector>
 
 #include "common/json_file.hpp"
+#include "profiles/dense_model_dims.hpp"
 #include "profiles/drafter.hpp"
 #include "profiles/kernel_db/kernel_database.hpp"
 
 namespace sparksim {
 
-struct DenseTargetShape {
+struct DenseTargetShape : DenseModelDims {
   std::string name;
-  std::int64_t layers = 0, hidden = 0, q_heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0;
   // Drafter shapes (model_shapes.json's drafters): layers, Markov rank, dflash context layers.
   std::int64_t mtp1_layers = 1, eagle3_layers = 1, dflash_layers = 5, dspark_layers = 5;
   std::int64_t markov_rank = 256, dflash_context_layers = 5, eagle3_draft_vocab = 32000;

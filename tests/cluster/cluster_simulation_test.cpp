@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <span>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -76,6 +77,40 @@ EngineConfig config_for(const Profile& profile, const std::string& drafter) {
   return c;
 }
 
+// Constant 10 ms steps and mtp1 verifying its one draft, always accepted (2 tokens per step):
+// replicas whose timings the tests work out by hand.
+struct HandTimedReplicas {
+  const Profile profile = testing::constant_step_profile(10'000);
+  const TimeModel tm;
+  const SpsTable sps;
+  EngineConfig config;
+
+  explicit HandTimedReplicas(std::int64_t kv_capacity_tokens)
+      : tm(profile), sps(profile.sps, 4096) {
+    config.drafter = parse_drafter("mtp1");
+    config.kv_capacity_tokens = kv_capacity_tokens;
+  }
+  Replica make() const { return Replica(config, tm, sps, "bernoulli:p=1", "static:k=1", 1); }
+};
+
+// What routers read returns to zero when all is done.
+void check_drained(const Replica& r) {
+  CHECK(r.engine->outstanding_tokens() == 0);
+  CHECK(r.engine->kv_queued_demand() == 0);
+  CHECK(r.engine->kv_reserved() == 0);
+}
+
+// Colocated replicas behind the `router` (no transport needed), serving `requests` open-loop.
+ClusterStats run_colocated(std::span<const ClusterReplica> replicas, const std::string& router,
+                           const std::vector<RequestSpec>& requests) {
+  auto arrivals = make_router(NamedSpec::parse(router, "--router"));
+  ClusterWiring wiring;
+  wiring.replicas = replicas;
+  wiring.arrival_router = arrivals.get();
+  OpenLoopWorkload workload(requests);
+  return run_cluster_simulation(wiring, workload);
+}
+
 std::vector<std::string> lines_without_id(const std::string& csv) {
   std::vector<std::string> out;
   std::istringstream in(csv);
@@ -105,12 +140,7 @@ TEST_CASE("one colocated replica performs exactly what run_simulation performs")
 
   Replica member(config, tm, sps, "bernoulli", "static:k=3", 5);
   const ClusterReplica replicas[] = {{member.engine.get(), ReplicaRole::kColocated}};
-  auto rr = make_router(NamedSpec::parse("least-loaded", "--router"));
-  ClusterWiring wiring;
-  wiring.replicas = replicas;
-  wiring.arrival_router = rr.get();
-  OpenLoopWorkload w2(trace.requests);
-  const ClusterStats cluster = run_cluster_simulation(wiring, w2);
+  const ClusterStats cluster = run_colocated(replicas, "least-loaded", trace.requests);
 
   CHECK(cluster.events == single.events);
   CHECK(cluster.end_time == single.end_time);
@@ -141,12 +171,7 @@ TEST_CASE("round-robin replicas each do what an independent run on their share d
     members.push_back(std::make_unique<Replica>(config, tm, sps, "bernoulli:p=1", "static:k=2", 9));
     replicas.push_back({members.back()->engine.get(), ReplicaRole::kColocated});
   }
-  auto rr = make_router(NamedSpec::parse("round-robin", "--router"));
-  ClusterWiring wiring;
-  wiring.replicas = replicas;
-  wiring.arrival_router = rr.get();
-  OpenLoopWorkload workload(trace.requests);
-  const ClusterStats cluster = run_cluster_simulation(wiring, workload);
+  const ClusterStats cluster = run_colocated(replicas, "round-robin", trace.requests);
 
   std::int64_t preemptions = 0, rejected = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -169,13 +194,9 @@ TEST_CASE("round-robin replicas each do what an independent run on their share d
     preemptions += a.preemptions;
     rejected += single.requests_rejected_kv;
   }
-  CHECK(preemptions > 0);          // the scenario exercises preemption...
-  CHECK(rejected > 0);             // ...and refusal, not only the easy path
-  for (const auto& m : members) {  // what routers read returns to zero when all is done
-    CHECK(m->engine->outstanding_tokens() == 0);
-    CHECK(m->engine->kv_queued_demand() == 0);
-    CHECK(m->engine->kv_reserved() == 0);
-  }
+  CHECK(preemptions > 0);  // the scenario exercises preemption...
+  CHECK(rejected > 0);     // ...and refusal, not only the easy path
+  for (const auto& m : members) check_drained(*m);
 }
 
 TEST_CASE("a disaggregated request: prefill, KV transfer, decode, TTFT includes the transfer") {
@@ -184,15 +205,10 @@ TEST_CASE("a disaggregated request: prefill, KV transfer, decode, TTFT includes 
   //   prefill replica: step 0-10 ms, first token at 10 → hand-off at 10, lands at 13;
   //   decode replica: steps 13-23 (tokens 2-3) and 23-33 (tokens 4-5) → done at 33.
   // TTFT 13 ms, E2E 33 ms, TPOT (33-13)/4 = 5 ms; queueing 0 (prefill admitted at once).
-  const Profile profile = testing::constant_step_profile(10'000);
-  const TimeModel tm(profile);
-  const SpsTable sps(profile.sps, 4096);
-  EngineConfig config;
-  config.drafter = parse_drafter("mtp1");
-  config.kv_capacity_tokens = 100'000;
-  Replica prefill(config, tm, sps, "bernoulli:p=1", "static:k=1", 1);
-  Replica decode_a(config, tm, sps, "bernoulli:p=1", "static:k=1", 1);
-  Replica decode_b(config, tm, sps, "bernoulli:p=1", "static:k=1", 1);
+  const HandTimedReplicas hand_timed(100'000);
+  Replica prefill = hand_timed.make();
+  Replica decode_a = hand_timed.make();
+  Replica decode_b = hand_timed.make();
   const ClusterReplica replicas[] = {{prefill.engine.get(), ReplicaRole::kPrefill},
                                      {decode_a.engine.get(), ReplicaRole::kDecode},
                                      {decode_b.engine.get(), ReplicaRole::kDecode}};
@@ -246,22 +262,13 @@ TEST_CASE("a disaggregated request: prefill, KV transfer, decode, TTFT includes 
   // The decode replica counted the hand-off's ITL from the landing: gaps of 10 ms only.
   CHECK(decode_a.metrics.itl_step_ms().p50 == Approx(10.0).epsilon(0.01));
   CHECK(decode_a.metrics.counters().prefill_tokens == 0);
-  for (const Replica* r : {&prefill, &decode_a, &decode_b}) {
-    CHECK(r->engine->outstanding_tokens() == 0);
-    CHECK(r->engine->kv_queued_demand() == 0);
-    CHECK(r->engine->kv_reserved() == 0);
-  }
+  for (const Replica* r : {&prefill, &decode_a, &decode_b}) check_drained(*r);
 }
 
 TEST_CASE("inconsistent wirings are refused") {
-  const Profile profile = testing::constant_step_profile(10'000);
-  const TimeModel tm(profile);
-  const SpsTable sps(profile.sps, 4096);
-  EngineConfig config;
-  config.drafter = parse_drafter("mtp1");
-  config.kv_capacity_tokens = 10'000;
-  Replica a(config, tm, sps, "bernoulli:p=1", "static:k=1", 1);
-  Replica b(config, tm, sps, "bernoulli:p=1", "static:k=1", 1);
+  const HandTimedReplicas hand_timed(10'000);
+  Replica a = hand_timed.make();
+  Replica b = hand_timed.make();
   auto router = make_router(NamedSpec::parse("round-robin", "--router"));
   const std::vector<RequestSpec> none;
   OpenLoopWorkload workload(none);

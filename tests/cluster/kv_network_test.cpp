@@ -55,6 +55,11 @@ std::string simulate(const PlatformSpec& spec, const std::vector<Planned>& plan)
   return out.str();
 }
 
+// simulate() in a forked child: SimGrid allows one simulation per process.
+std::string simulate_apart(const PlatformSpec& spec, const std::vector<Planned>& plan) {
+  return run_in_subprocess([&] { return simulate(spec, plan); });
+}
+
 std::vector<std::pair<std::size_t, SimTime>> durations(const std::string& text) {
   std::vector<std::pair<std::size_t, SimTime>> out;
   std::istringstream in(text.substr(0, text.find('|')));
@@ -70,11 +75,9 @@ std::vector<std::pair<std::size_t, SimTime>> durations(const std::string& text) 
 
 TEST_CASE("an idle inter-node route takes latency + bytes / bandwidth, to the nanosecond") {
   // Two GPUs per node: replicas 0, 1 on node 0 and 2, 3 on node 1; NIC 50 GB/s, 5 us.
-  const std::string text = run_in_subprocess([] {
-    return simulate(
-        four_replicas(2),
-        {{0, 2, 100'000'000, 1 * kMs}, {1, 3, 123'456'789, 10 * kMs}, {0, 3, 0, 20 * kMs}});
-  });
+  const std::string text = simulate_apart(
+      four_replicas(2),
+      {{0, 2, 100'000'000, 1 * kMs}, {1, 3, 123'456'789, 10 * kMs}, {0, 3, 0, 20 * kMs}});
   INFO(text);
   const auto d = durations(text);
   REQUIRE(d.size() == 3);
@@ -87,9 +90,7 @@ TEST_CASE("an idle inter-node route takes latency + bytes / bandwidth, to the na
 
 TEST_CASE("an idle intra-node route uses NVLink: latency + bytes / bandwidth") {
   // Eight GPUs per node: everything on node 0; NVLink 450 GB/s, 1 us.
-  const std::string text = run_in_subprocess([] {
-    return simulate(four_replicas(8), {{1, 2, 900'000'000, 3 * kMs}});
-  });
+  const std::string text = simulate_apart(four_replicas(8), {{1, 2, 900'000'000, 3 * kMs}});
   INFO(text);
   const auto d = durations(text);
   REQUIRE(d.size() == 1);
@@ -100,10 +101,8 @@ TEST_CASE("an idle intra-node route uses NVLink: latency + bytes / bandwidth") {
 
 TEST_CASE("transfers sharing a link split its bandwidth") {
   SECTION("two at once into one decode replica: each at half bandwidth") {
-    const std::string text = run_in_subprocess([] {
-      return simulate(four_replicas(2),
-                      {{0, 2, 100'000'000, 1 * kMs}, {1, 2, 100'000'000, 1 * kMs}});
-    });
+    const std::string text = simulate_apart(
+        four_replicas(2), {{0, 2, 100'000'000, 1 * kMs}, {1, 2, 100'000'000, 1 * kMs}});
     INFO(text);
     const auto d = durations(text);
     REQUIRE(d.size() == 2);
@@ -116,9 +115,8 @@ TEST_CASE("transfers sharing a link split its bandwidth") {
     // A (start 0): alone at 50 GB/s from 5 us to 1.005 ms (5e7 B sent), then shares with B at
     // 25 GB/s for the other 5e7 B (2 ms): lands at 3.005 ms. B (start 1 ms): 5e7 B at 25 GB/s
     // until 3.005 ms, the rest alone at 50 GB/s (1 ms): lands at 4.005 ms, 3.005 ms after start.
-    const std::string text = run_in_subprocess([] {
-      return simulate(four_replicas(2), {{0, 2, 100'000'000, 0}, {1, 2, 100'000'000, 1 * kMs}});
-    });
+    const std::string text =
+        simulate_apart(four_replicas(2), {{0, 2, 100'000'000, 0}, {1, 2, 100'000'000, 1 * kMs}});
     INFO(text);
     const auto d = durations(text);
     REQUIRE(d.size() == 2);
@@ -127,10 +125,8 @@ TEST_CASE("transfers sharing a link split its bandwidth") {
     CHECK(d[1].second == 3'005'000);
   }
   SECTION("different destinations on different nodes do not slow each other") {
-    const std::string text = run_in_subprocess([] {
-      return simulate(four_replicas(2),
-                      {{0, 2, 100'000'000, 1 * kMs}, {1, 3, 100'000'000, 1 * kMs}});
-    });
+    const std::string text = simulate_apart(
+        four_replicas(2), {{0, 2, 100'000'000, 1 * kMs}, {1, 3, 100'000'000, 1 * kMs}});
     INFO(text);
     const auto d = durations(text);
     REQUIRE(d.size() == 2);
@@ -152,9 +148,7 @@ TEST_CASE("one SimGrid simulation per process: a second platform is refused, chi
   CHECK(text.rfind("refused: ", 0) == 0);
   CHECK(text.find("one per process") != std::string::npos);
   // Another child starts fresh.
-  CHECK(run_in_subprocess([] {
-          return simulate(four_replicas(2), {{0, 2, 1000, 0}});
-        }).find("0:") != std::string::npos);
+  CHECK(simulate_apart(four_replicas(2), {{0, 2, 1000, 0}}).find("0:") != std::string::npos);
 }
 
 TEST_CASE("run_in_subprocess carries results and errors back") {

@@ -11,22 +11,13 @@
 #include <catch2/catch.hpp>
 
 #include "common/input_error.hpp"
+#include "tests/common/input_error_message.hpp"
 
 namespace sparksim {
 namespace {
 
+using testing::error_of;
 using Pointer = JsonFile::Pointer;
-
-// The message of the InputError that `f` throws ("" if it throws none).
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 bool starts_with(const std::string& s, const std::string& prefix) {
   return s.rfind(prefix, 0) == 0;

@@ -4,6 +4,8 @@
 // the problem named and write nothing; a good profile-moe run writes a profile that `run` uses.
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -16,28 +18,39 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-TEST_CASE("profile-moe refuses bad topologies with exit 2 and writes nothing", "[cli][moe]") {
-  const auto dir = scratch_dir("moe_bad_topology");
-  const auto out = dir / "out" / "v4.json";
-  const std::string base = "profile-moe --gpu h200 --out '" + out.string() + "' ";
-  struct Case {
-    std::string args, message;
-  };
-  const Case cases[] = {
-      {"--target deepseek-v4-flash --topology ep8", "'ep8' is not a topology"},
-      {"--target deepseek-v4-flash --topology dep12", "does not divide deepseek-v4-flash's 256"},
-      {"--target deepseek-v4-pro --topology dep8",
-       "dep8 (fp8 experts) does not fit deepseek-v4-pro on h200-sxm"},
-      {"--target deepseek-v4-flash --topology dep8 --expert-format fp16", "--expert-format"},
-      {"--target qwen3-8b --topology dep8", "not a mixture-of-experts target"},
-  };
-  for (const Case& c : cases) {
+// A command line's tail and the text its refusal must contain.
+struct Refusal {
+  std::string args, message;
+};
+
+// Each `base + args` exits 2, names its problem and writes nothing under dir/out.
+void check_refusals(const std::string& base, const std::vector<Refusal>& cases,
+                    const std::filesystem::path& dir) {
+  for (const Refusal& c : cases) {
     const CliResult r = run_cli(base + c.args, dir);
     INFO(c.args << "\n" << r.output);
     CHECK(r.exit_code == 2);
     CHECK(r.output.find(c.message) != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(dir / "out"));
   }
+}
+
+TEST_CASE("profile-moe refuses bad topologies with exit 2 and writes nothing", "[cli][moe]") {
+  const auto dir = scratch_dir("moe_bad_topology");
+  const auto out = dir / "out" / "v4.json";
+  const std::string base = "profile-moe --gpu h200 --out '" + out.string() + "' ";
+  check_refusals(
+      base,
+      {
+          {"--target deepseek-v4-flash --topology ep8", "'ep8' is not a topology"},
+          {"--target deepseek-v4-flash --topology dep12",
+           "does not divide deepseek-v4-flash's 256"},
+          {"--target deepseek-v4-pro --topology dep8",
+           "dep8 (fp8 experts) does not fit deepseek-v4-pro on h200-sxm"},
+          {"--target deepseek-v4-flash --topology dep8 --expert-format fp16", "--expert-format"},
+          {"--target qwen3-8b --topology dep8", "not a mixture-of-experts target"},
+      },
+      dir);
 }
 
 TEST_CASE("profile-moe writes a per-GPU profile that sparksim run simulates", "[cli][moe]") {
@@ -115,22 +128,15 @@ TEST_CASE("profile-moe --measured-db refuses what the database cannot compose, e
       "profile-moe --gpu h200 --target deepseek-v4-flash --measured-db "
       "profiles/data/aic --out '" +
       out.string() + "' ";
-  struct Case {
-    std::string args, message;
-  };
-  const Case cases[] = {
-      {"--topology tp8", "covers attention data-parallel (dep<N>) topologies only"},
-      {"--topology dep8 --expert-format fp4", "fp8_block only"},
-      {"--topology dep8 --expert-distribution zipf", "--expert-distribution: 'zipf'"},
-      {"--topology dep8 --expert-imbalance 1.3", "--expert-imbalance: with --measured-db"},
-  };
-  for (const Case& c : cases) {
-    const CliResult r = run_cli(base + c.args, dir);
-    INFO(c.args << "\n" << r.output);
-    CHECK(r.exit_code == 2);
-    CHECK(r.output.find(c.message) != std::string::npos);
-    CHECK_FALSE(std::filesystem::exists(dir / "out"));
-  }
+  check_refusals(
+      base,
+      {
+          {"--topology tp8", "covers attention data-parallel (dep<N>) topologies only"},
+          {"--topology dep8 --expert-format fp4", "fp8_block only"},
+          {"--topology dep8 --expert-distribution zipf", "--expert-distribution: 'zipf'"},
+          {"--topology dep8 --expert-imbalance 1.3", "--expert-imbalance: with --measured-db"},
+      },
+      dir);
   // A good one: measured-db provenance naming the database, and the fit residuals printed.
   const CliResult ok = run_cli(base + "--topology dep8 --date 2026-11-25", dir);
   INFO(ok.output);

@@ -10,40 +10,11 @@
 #include "common/csv_table.hpp"
 #include "profiles/profile_io.hpp"
 #include "tests/experiments/cli_harness.hpp"
+#include "tests/sim/test_profiles.hpp"
 
 using namespace sparksim;
 using namespace sparksim::testing;
 namespace fs = std::filesystem;
-
-namespace {
-
-// Step time a + b·B for B batch tokens (dense table linear through two points, no padding, no
-// context or per-request terms, no host overhead): R requests decoding without drafts in lockstep
-// each get exactly 1 / (a + b·R) tokens per second.
-Profile linear_step_profile(double a_us, double b_us, int gpus) {
-  Profile p;
-  p.provenance.source = "analytic";
-  p.provenance.gpu = "test-gpu";
-  p.provenance.date = "2026-11-25";
-  p.provenance.tool = "unit test";
-  p.provenance.git_sha = "none";
-  p.provenance.notes = "linear step time for a hand-worked plan";
-  p.target = "test-model";
-  p.gpus = gpus;
-  p.hbm_bytes = 80e9 * gpus;
-  p.weights_bytes = 16e9;
-  p.memory_utilization = 0.9;
-  p.kv_bytes_per_token = 1e5;
-  p.host_overhead_us = 0;
-  p.verify.dense_tokens = {1, 1000};
-  p.verify.dense_us = {a_us + b_us, a_us + 1000 * b_us};
-  p.sps.tokens = {1, 1000};
-  p.sps.steps_per_s = {1e6 / (a_us + b_us), 1e6 / (a_us + 1000 * b_us)};
-  p.sps.reference = "linear";
-  return p;
-}
-
-}  // namespace
 
 TEST_CASE("plan refuses V4-Flash topologies that do not fit an H100 and picks dep8",
           "[plan][moe]") {

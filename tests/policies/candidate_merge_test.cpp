@@ -28,45 +28,75 @@ TEST_CASE("compute_survivals multiplies left to right, clamps to [0, 1], NaN cou
   CHECK(s[1] == 0.0f);
 }
 
+namespace {
+
+// A random batch of 1 to 40 requests with 1 to 8 drafts each: ids first_id + id_step·r, shuffled
+// on odd trials (re-admitted requests break admission order), and confidences on a coarse grid so
+// survivals tie across requests and positions.
+OwnedBatch random_tied_batch(std::mt19937_64& rng, int trial, std::uint64_t first_id,
+                             std::uint64_t id_step) {
+  const int gamma = 1 + static_cast<int>(rng() % 8);
+  const int requests = 1 + static_cast<int>(rng() % 40);
+  OwnedBatch b;
+  b.gamma = gamma;
+  for (int r = 0; r < requests; ++r)
+    b.ids.push_back(first_id + id_step * static_cast<std::uint64_t>(r));
+  if (trial % 2 == 1) std::shuffle(b.ids.begin(), b.ids.end(), rng);
+  for (int i = 0; i < requests * gamma; ++i) {
+    b.confidences.push_back(static_cast<float>(rng() % 5) / 4.0f);
+  }
+  b.contexts.assign(requests, 10);
+  return b;
+}
+
+// A batch's survivals as the policies hand them to CandidateMerge: R×γ values, one row pointer
+// and one positive count per request.
+struct BatchSurvivals {
+  std::vector<float> values;
+  std::vector<int> positive;
+  std::vector<const float*> rows;
+};
+
+BatchSurvivals survivals_of(const OwnedBatch& b) {
+  const int requests = static_cast<int>(b.requests());
+  BatchSurvivals s{std::vector<float>(b.confidences.size()), std::vector<int>(requests),
+                   std::vector<const float*>(requests)};
+  for (int r = 0; r < requests; ++r) {
+    s.positive[r] = compute_survivals(&b.confidences[r * b.gamma], b.gamma, &s.values[r * b.gamma]);
+    s.rows[r] = &s.values[r * b.gamma];
+  }
+  return s;
+}
+
+// Pops `merge` to the end, checking each candidate against `expected` in order.
+void check_merge_yields(CandidateMerge& merge, const std::vector<RefCandidate>& expected,
+                        int trial) {
+  std::size_t i = 0;
+  for (; !merge.empty(); ++i) {
+    REQUIRE(i < expected.size());
+    const Candidate c = merge.top();
+    INFO("trial " << trial << " candidate " << i);
+    CHECK(c.request == expected[i].request);
+    CHECK(c.position == expected[i].position);
+    CHECK(c.survival == static_cast<double>(expected[i].survival));
+    merge.advance();
+  }
+  CHECK(i == expected.size());
+}
+
+}  // namespace
+
 TEST_CASE("merge order equals the full stable sort on random batches with many ties") {
   // Batches of 1 to 40 requests exercise both the linear scan (small R) and the heap.
   std::mt19937_64 rng(7);
   CandidateMerge merge;
   for (int trial = 0; trial < 300; ++trial) {
-    const int gamma = 1 + static_cast<int>(rng() % 8);
-    const int requests = 1 + static_cast<int>(rng() % 40);
+    const OwnedBatch b = random_tied_batch(rng, trial, 1000, 3);
+    const std::int64_t requests = b.requests();
     CAPTURE(requests);
-    OwnedBatch b;
-    b.gamma = gamma;
-    // Ids distinct, shuffled on odd trials (re-admitted requests break admission order).
-    for (int r = 0; r < requests; ++r) b.ids.push_back(1000 + 3 * static_cast<std::uint64_t>(r));
-    if (trial % 2 == 1) std::shuffle(b.ids.begin(), b.ids.end(), rng);
-    // Confidences on a coarse grid so survivals tie across requests and positions.
-    for (int i = 0; i < requests * gamma; ++i) {
-      b.confidences.push_back(static_cast<float>(rng() % 5) / 4.0f);
-    }
-    b.contexts.assign(requests, 10);
-    const auto v = b.view();
-    std::vector<float> s(b.confidences.size());
-    std::vector<int> positive(requests);
-    for (int r = 0; r < requests; ++r) {
-      positive[r] = compute_survivals(&b.confidences[r * gamma], gamma, &s[r * gamma]);
-    }
-    std::vector<const float*> rows(requests);
-    for (int r = 0; r < requests; ++r) rows[r] = &s[r * gamma];
-    merge.reset(rows, positive, b.ids);
-    const auto expected = reference_order(v);
-    std::size_t i = 0;
-    for (; !merge.empty(); ++i) {
-      REQUIRE(i < expected.size());
-      const Candidate c = merge.top();
-      INFO("trial " << trial << " candidate " << i);
-      CHECK(c.request == expected[i].request);
-      CHECK(c.position == expected[i].position);
-      CHECK(c.survival == static_cast<double>(expected[i].survival));
-      merge.advance();
-    }
-    CHECK(i == expected.size());
+    const BatchSurvivals s = survivals_of(b);
+    merge.reset(s.rows, s.positive, b.ids);
+    check_merge_yields(merge, reference_order(b.view()), trial);
   }
 }
 
@@ -74,39 +104,18 @@ TEST_CASE("merge from per-request offsets is the full order minus the skipped") 
   std::mt19937_64 rng(11);
   CandidateMerge merge;
   for (int trial = 0; trial < 300; ++trial) {
-    const int gamma = 1 + static_cast<int>(rng() % 8);
-    const int requests = 1 + static_cast<int>(rng() % 40);
-    OwnedBatch b;
-    b.gamma = gamma;
-    for (int r = 0; r < requests; ++r) b.ids.push_back(500 + 7 * static_cast<std::uint64_t>(r));
-    if (trial % 2 == 1) std::shuffle(b.ids.begin(), b.ids.end(), rng);
-    for (int i = 0; i < requests * gamma; ++i) {
-      b.confidences.push_back(static_cast<float>(rng() % 5) / 4.0f);
-    }
-    b.contexts.assign(requests, 10);
-    std::vector<float> s(b.confidences.size());
-    std::vector<int> positive(requests), first(requests);
-    std::vector<const float*> rows(requests);
-    for (int r = 0; r < requests; ++r) {
-      positive[r] = compute_survivals(&b.confidences[r * gamma], gamma, &s[r * gamma]);
-      first[r] = static_cast<int>(rng() % static_cast<std::uint64_t>(positive[r] + 1));
-      rows[r] = &s[r * gamma];
+    const OwnedBatch b = random_tied_batch(rng, trial, 500, 7);
+    const BatchSurvivals s = survivals_of(b);
+    std::vector<int> first(s.positive.size());
+    for (std::size_t r = 0; r < first.size(); ++r) {
+      first[r] = static_cast<int>(rng() % static_cast<std::uint64_t>(s.positive[r] + 1));
     }
     std::vector<RefCandidate> expected;
     for (const RefCandidate& c : reference_order(b.view())) {
       if (static_cast<int>(c.position) > first[c.request]) expected.push_back(c);
     }
-    merge.reset(rows, first, positive, b.ids);
-    std::size_t i = 0;
-    for (; !merge.empty(); ++i) {
-      REQUIRE(i < expected.size());
-      const Candidate c = merge.top();
-      INFO("trial " << trial << " candidate " << i);
-      CHECK(c.request == expected[i].request);
-      CHECK(c.position == expected[i].position);
-      merge.advance();
-    }
-    CHECK(i == expected.size());
+    merge.reset(s.rows, first, s.positive, b.ids);
+    check_merge_yields(merge, expected, trial);
   }
 }
 

@@ -104,14 +104,7 @@ TEST_CASE("greedy matches the full-sort reference of Algorithm 1 on random batch
                                         : static_cast<float>(rng() % 1000) / 999.0f);
     }
     b.contexts.assign(requests, 100);
-    // Random non-increasing staircase SPS: flat runs with cliffs.
-    std::vector<double> sps_values(512);
-    double level = 200.0;
-    for (auto& v : sps_values) {
-      if (rng() % 6 == 0) level *= 0.6 + 0.4 * static_cast<double>(rng() % 100) / 100.0;
-      v = level;
-    }
-    const SpsTable sps(sps_values);
+    const SpsTable sps(random_staircase_sps(rng, 512, 6, 0.6, 0.4));
     std::vector<int> lengths(requests, -1);
     policy.schedule(b.view(), sps, lengths);
     INFO("trial " << trial);

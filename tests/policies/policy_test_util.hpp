@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <random>
 #include <vector>
 
 #include "policies/candidate_merge.hpp"
@@ -38,6 +39,22 @@ inline OwnedBatch uniform_batch(int requests, const std::vector<float>& row) {
     b.hidden.push_back(0);
   }
   return b;
+}
+
+// A random non-increasing staircase SPS over `points` batch sizes, from 200 steps/s: flat runs,
+// and at each point with probability 1/cliff_one_in a cliff multiplying the level by
+// floor + spread·u, u drawn from {0, 0.01, ..., 0.99}.
+inline std::vector<double> random_staircase_sps(std::mt19937_64& rng, std::size_t points,
+                                                std::uint64_t cliff_one_in, double floor,
+                                                double spread) {
+  std::vector<double> values(points);
+  double level = 200.0;
+  for (auto& v : values) {
+    if (rng() % cliff_one_in == 0)
+      level *= floor + spread * static_cast<double>(rng() % 100) / 100.0;
+    v = level;
+  }
+  return values;
 }
 
 struct RefCandidate {

@@ -48,13 +48,7 @@ TEST_CASE("retrospective matches the full-sort global search on random batches")
       b.confidences.push_back(static_cast<float>(rng() % 11) / 10.0f);
     }
     b.contexts.assign(requests, 100);
-    std::vector<double> sps_values(512);
-    double level = 200.0;
-    for (auto& v : sps_values) {
-      if (rng() % 5 == 0) level *= 0.5 + 0.5 * static_cast<double>(rng() % 100) / 100.0;
-      v = level;
-    }
-    const SpsTable sps(sps_values);
+    const SpsTable sps(random_staircase_sps(rng, 512, 5, 0.5, 0.5));
     const auto order = reference_order(b.view());
     const auto expected =
         lengths_of_prefix(order, requests, reference_global_count(order, requests, sps));

@@ -55,12 +55,7 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b,
   return a == b ? "" : (at.empty() ? "/" : at);
 }
 
-BatchShape tokens_only(std::int64_t tokens) {
-  BatchShape s;
-  s.decode_requests = tokens;
-  s.verify_tokens = tokens;
-  return s;
-}
+using testing::tokens_only;
 
 TEST_CASE("committed analytic profiles equal a fresh regeneration") {
   for (const char* gpu : {"h100", "h200"}) {

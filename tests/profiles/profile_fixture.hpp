@@ -7,6 +7,9 @@
 #include <string>
 
 #include "common/input_error.hpp"
+#include "profiles/profile_io.hpp"
+#include "profiles/time_model.hpp"
+#include "tests/common/input_error_message.hpp"
 
 namespace sparksim::testing {
 
@@ -59,6 +62,20 @@ inline const std::string kFixtureProfile = R"({
 }
 )";
 
+// The fixture, loaded.
+inline Profile fixture_profile() {
+  return profile_from_json(JsonFile::parse(kFixtureProfile, "fixture.json"));
+}
+
+// `tokens` decode requests verifying one token each at no context: only the fixed and dense terms
+// count.
+inline BatchShape tokens_only(std::int64_t tokens) {
+  BatchShape s;
+  s.decode_requests = tokens;
+  s.verify_tokens = tokens;
+  return s;
+}
+
 // 1-based line of the first line containing `needle` (a plain text search: the tests' oracle).
 inline std::int64_t line_containing(const std::string& text, const std::string& needle) {
   const std::size_t at = text.find(needle);
@@ -79,17 +96,6 @@ inline std::filesystem::path fresh_dir(const std::string& name) {
 inline std::string write_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path) << text;
   return path.string();
-}
-
-// The message of the InputError that `f` throws ("" if it throws none).
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace sparksim::testing

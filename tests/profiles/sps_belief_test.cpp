@@ -14,9 +14,7 @@ using namespace sparksim;
 
 namespace {
 
-Profile fixture() {
-  return profile_from_json(JsonFile::parse(testing::kFixtureProfile, "fixture.json"));
-}
+using testing::fixture_profile;
 
 // SPS of a step of `ns` nanoseconds, as the tables store it (to six decimals).
 Approx sps_of(double ns) {
@@ -50,7 +48,7 @@ TEST_CASE("belief names parse back and unknown names are refused") {
 }
 
 TEST_CASE("capture table by hand: ceil(B/4) requests over a 2-token cache") {
-  const SpsTables t = build_sps_tables(fixture(), small_shapes());
+  const SpsTables t = build_sps_tables(fixture_profile(), small_shapes());
   // Every bucket and the token after it, then the capture limit 4 x 4 = 16.
   CHECK(t.capture.tokens == std::vector<std::int64_t>{1, 2, 3, 4, 5, 8, 9, 16});
   // B = 3: padded to 4 (130 us) + 10 us fixed; 1 request reads 2 tokens (4 ns); 3 x 2 pairs
@@ -69,7 +67,7 @@ TEST_CASE("capture table by hand: ceil(B/4) requests over a 2-token cache") {
 }
 
 TEST_CASE("reference table by hand: ceil(B/2) requests with 100 cached tokens each") {
-  const SpsTables t = build_sps_tables(fixture(), small_shapes());
+  const SpsTables t = build_sps_tables(fixture_profile(), small_shapes());
   CHECK(t.reference.tokens == std::vector<std::int64_t>{1, 2, 3, 4, 5, 8, 9, 16});
   // B = 5: 3 requests read 300 tokens (600 ns); 500 pairs (250 ns); padded to 8.
   CHECK(at(t.reference, 5) == sps_of(180'000 + 600 + 250));
@@ -82,7 +80,7 @@ TEST_CASE("reference table by hand: ceil(B/2) requests with 100 cached tokens ea
 }
 
 TEST_CASE("live table by hand: the step's requests, contexts and draft time") {
-  const Profile p = fixture();
+  const Profile p = fixture_profile();
   const TimeModel model(p);
   LiveSps live(model);
   // 2 requests with 150 cached tokens each (300 in all), 5 us of draft and host time per step.
@@ -107,7 +105,7 @@ TEST_CASE("live table by hand: the step's requests, contexts and draft time") {
 }
 
 TEST_CASE("make_sps_table reads the belief's table") {
-  Profile p = fixture();
+  Profile p = fixture_profile();
   // The fixture's own (hand-written) sps table is the reference belief, interpolated.
   const SpsTable ref = make_sps_table(p, SpsBelief::kReference, 5);
   CHECK(ref.steps_per_s(1) == 100);
@@ -118,7 +116,7 @@ TEST_CASE("make_sps_table reads the belief's table") {
 }
 
 TEST_CASE("an old profile without sps_capture gets it derived, a stored one is kept") {
-  const Profile old = fixture();
+  const Profile old = fixture_profile();
   REQUIRE_FALSE(old.sps_capture.tokens.empty());
   const SpsTables derived = build_sps_tables(old);
   CHECK(old.sps_capture.tokens == derived.capture.tokens);

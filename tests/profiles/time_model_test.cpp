@@ -10,21 +10,13 @@
 namespace sparksim {
 namespace {
 
-Profile fixture() {
-  return profile_from_json(JsonFile::parse(testing::kFixtureProfile, "fixture.json"));
-}
-
-BatchShape tokens_only(std::int64_t verify_tokens) {
-  BatchShape s;
-  s.decode_requests = verify_tokens;
-  s.verify_tokens = verify_tokens;
-  return s;
-}
+using testing::fixture_profile;
+using testing::tokens_only;
 
 // Fixture verify model: fixed 10 us; buckets 1, 2, 4, 8; dense (1, 100) (4, 130) (8, 170)
 // (16, 250) us; 2 ns per context token; 0.5 ns per attention pair.
 TEST_CASE("verify_time pads to CUDA-graph buckets and interpolates the dense table") {
-  const TimeModel m(fixture());
+  const TimeModel m(fixture_profile());
   CHECK(m.verify_time(tokens_only(0)) == 0);
   CHECK(m.verify_time(tokens_only(1)) == 110'000);  // 10 + 100 us
   CHECK(m.verify_time(tokens_only(2)) == 120'000);  // bucket 2: 100 + 30 * (2-1)/(4-1) = 110
@@ -42,7 +34,7 @@ TEST_CASE("verify_time pads to CUDA-graph buckets and interpolates the dense tab
 }
 
 TEST_CASE("verify_time adds KV reads and attention pairs, and counts prefill tokens") {
-  const TimeModel m(fixture());
+  const TimeModel m(fixture_profile());
   BatchShape s = tokens_only(1);
   s.decode_context_tokens = 1000;   // 2 us
   s.verify_attention_pairs = 1000;  // 0.5 us
@@ -61,7 +53,7 @@ TEST_CASE("verify_time adds KV reads and attention pairs, and counts prefill tok
 }
 
 TEST_CASE("a dense table starting above one token holds its first value below it") {
-  Profile p = fixture();
+  Profile p = fixture_profile();
   p.verify.graph_buckets.clear();
   p.verify.dense_tokens = {4, 8};
   p.verify.dense_us = {130, 170};
@@ -74,7 +66,7 @@ TEST_CASE("a dense table starting above one token holds its first value below it
 //   mtp1 (0, 100, 1000, no, no, 0.5, no)   eagle3 (10, 50, 200, yes, yes, 0.25, yes)
 //   dflash (20, 300, 100, no, yes, 1, no)  dspark (320, 40, 150, yes, yes, 1, no)
 TEST_CASE("draft_time follows each family's cost formula") {
-  const TimeModel m(fixture());
+  const TimeModel m(fixture_profile());
   const DrafterSpec mtp1 = parse_drafter("mtp1");
   const DrafterSpec eagle3 = parse_drafter("eagle3-3");
   const DrafterSpec dflash = parse_drafter("dflash-7");
@@ -99,7 +91,7 @@ TEST_CASE("draft_time follows each family's cost formula") {
 }
 
 TEST_CASE("SpsTable interpolates between points and keeps tokens/s constant past the last") {
-  const SpsTable t(fixture().sps, 8);  // (1, 100) (3, 80) (5, 50)
+  const SpsTable t(fixture_profile().sps, 8);  // (1, 100) (3, 80) (5, 50)
   CHECK(t.max_tokens() == 8);
   CHECK(t.steps_per_s(1) == 100);
   CHECK(t.steps_per_s(2) == Approx(90));
@@ -112,7 +104,7 @@ TEST_CASE("SpsTable interpolates between points and keeps tokens/s constant past
   CHECK(t.steps_per_s(1000) == Approx(0.25));
 
   // A table cut before the last point continues from its own last value.
-  const SpsTable short_table(fixture().sps, 2);
+  const SpsTable short_table(fixture_profile().sps, 2);
   CHECK(short_table.steps_per_s(4) == Approx(90.0 * 2 / 4));
 }
 
