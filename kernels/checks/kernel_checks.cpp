@@ -124,30 +124,88 @@ CheckResult check_kv_append(Inputs& in) {
   return compare_max_rel("kv_append", got, want, tol::kKvAppendMaxRel);
 }
 
-CheckResult check_attention(Inputs& in) {
-  const KvCacheShape shape{1, 3, 600, 2, 128};
-  const int q_heads = 4;
-  const HostKvCache cache = random_cache(in, shape);
-  // A request with no history, a short one and a long one, in scattered slots.
-  const RaggedBatch batch = make_batch({0, 37, 520}, {1, 5, 8}, {1, 2, 0}, in, 10);
+// attention_ref for every token and q head of a batch (GQA: head h reads KV head h / group), the
+// tokens attending causally to their request's cache of `layer`.
+std::vector<double> attention_reference(const std::vector<float>& q, const HostKvCache& cache,
+                                        int layer, const RaggedBatch& batch, int q_heads) {
+  const KvCacheShape& shape = cache.shape;
   const int q_width = q_heads * shape.head_dim;
   const int kv_width = shape.kv_heads * shape.head_dim;
-  const auto q = in.normal(static_cast<std::size_t>(batch.total_tokens()) * q_width);
   const std::vector<double> qd = widen(q);
   std::vector<double> ref(q.size());
   const std::vector<int> pos = batch.positions();
   const std::vector<int> req = batch.request_of_token();
   for (int t = 0; t < batch.total_tokens(); ++t) {
     for (int h = 0; h < q_heads; ++h) {
-      const long long off = shape.offset(0, batch.slots[req[t]], 0) +
+      const long long off = shape.offset(layer, batch.slots[req[t]], 0) +
                             static_cast<long long>(h / (q_heads / shape.kv_heads)) * shape.head_dim;
-      attention_ref(qd.data() + t * q_width + h * shape.head_dim, cache.k.data() + off,
-                    cache.v.data() + off, pos[t] + 1, kv_width, shape.head_dim,
-                    ref.data() + t * q_width + h * shape.head_dim);
+      const std::size_t at = static_cast<std::size_t>(t) * q_width + h * shape.head_dim;
+      attention_ref(qd.data() + at, cache.k.data() + off, cache.v.data() + off, pos[t] + 1,
+                    kv_width, shape.head_dim, ref.data() + at);
     }
   }
-  return compare_max_rel("attention", gpu::ragged_attention(q, cache, 0, batch, q_heads), ref,
-                         tol::kAttentionMaxRel);
+  return ref;
+}
+
+CheckResult check_attention(Inputs& in) {
+  const KvCacheShape shape{1, 3, 600, 2, 128};
+  const int q_heads = 4;
+  const HostKvCache cache = random_cache(in, shape);
+  // A request with no history, a short one and a long one, in scattered slots.
+  const RaggedBatch batch = make_batch({0, 37, 520}, {1, 5, 8}, {1, 2, 0}, in, 10);
+  const auto q =
+      in.normal(static_cast<std::size_t>(batch.total_tokens()) * q_heads * shape.head_dim);
+  return compare_max_rel("attention", gpu::ragged_attention(q, cache, 0, batch, q_heads),
+                         attention_reference(q, cache, 0, batch, q_heads), tol::kAttentionMaxRel);
+}
+
+// The planned attention of `batch` (layer 1 of a two-layer cache) against the reference; fails
+// when the plan's summary lacks `must_contain` or contains `must_not_contain` (the check would
+// then not exercise the path it is named after).
+CheckResult check_planned(Inputs& in, const std::string& name, const KvCacheShape& shape,
+                          int q_heads, const RaggedBatch& batch, const AttentionPlanConfig& config,
+                          int sm_count, const std::string& must_contain,
+                          const std::string& must_not_contain, double tolerance) {
+  const HostKvCache cache = random_cache(in, shape);
+  const auto q =
+      in.normal(static_cast<std::size_t>(batch.total_tokens()) * q_heads * shape.head_dim);
+  std::string summary;
+  const std::vector<float> got =
+      gpu::planned_attention(q, cache, 1, batch, q_heads, config, sm_count, &summary);
+  CheckResult r =
+      compare_max_rel(name, got, attention_reference(q, cache, 1, batch, q_heads), tolerance);
+  r.detail = "plan " + summary + (r.detail.empty() ? "" : "; " + r.detail);
+  if (summary.find(must_contain) == std::string::npos ||
+      (!must_not_contain.empty() && summary.find(must_not_contain) != std::string::npos)) {
+    r.passed = false;
+    r.detail += "; the plan does not take the path under test";
+  }
+  return r;
+}
+
+// Split-K only: GQA group 4, ragged widths, no history, a 2k context (33 splits of 64 keys, then
+// 9 of 256), and a request (context 255, width 4) whose first row sees none of its last split.
+CheckResult check_attention_split_k(Inputs& in) {
+  const KvCacheShape shape{2, 5, 2060, 2, 128};
+  const RaggedBatch batch =
+      make_batch({0, 37, 2048, 255, 130}, {1, 5, 4, 4, 3}, {3, 0, 4, 1, 2}, in, 10);
+  AttentionPlanConfig many;
+  many.min_keys_per_split = 64;
+  const CheckResult a = check_planned(in, "attention_split_k", shape, 8, batch, many, 132,
+                                      "split-k", "prefill-tc", tol::kAttentionSplitKMaxRel);
+  if (!a.passed) return a;
+  return check_planned(in, "attention_split_k", shape, 8, batch, AttentionPlanConfig{}, 132,
+                       "split-k", "prefill-tc", tol::kAttentionSplitKMaxRel);
+}
+
+// Tensor-core tiles beside split-K in one batch: chunks of 37 (148 rows: tiles of 64, 64, 20),
+// 16 (one full tile) and 50 tokens (200 rows: 4 tiles, the last of 8 rows) at contexts 0, 100
+// and 500, and a 2-token decode request on split-K.
+CheckResult check_attention_prefill_tc(Inputs& in) {
+  const KvCacheShape shape{2, 4, 600, 2, 128};
+  const RaggedBatch batch = make_batch({0, 100, 30, 500}, {37, 16, 2, 50}, {2, 0, 3, 1}, in, 10);
+  return check_planned(in, "attention_prefill_tc", shape, 8, batch, AttentionPlanConfig{}, 132,
+                       "prefill-tc: 3 requests, 8 tiles", "", tol::kAttentionPrefillTcMaxRel);
 }
 
 CheckResult check_swiglu(Inputs& in) {
@@ -480,11 +538,21 @@ CheckResult check_greedy_step(Inputs& in, std::uint64_t seed) {
 }  // namespace
 
 const std::vector<std::string>& kernel_check_names() {
-  static const std::vector<std::string> names = {
-      "rms_norm",       "rope",         "kv_append",      "attention",
-      "swiglu",         "gemm",         "softmax",        "rejection",
-      "verify_forward", "dspark_draft", "device_weights", "dspark_device_weights",
-      "greedy_step"};
+  static const std::vector<std::string> names = {"rms_norm",
+                                                 "rope",
+                                                 "kv_append",
+                                                 "attention",
+                                                 "attention_split_k",
+                                                 "attention_prefill_tc",
+                                                 "swiglu",
+                                                 "gemm",
+                                                 "softmax",
+                                                 "rejection",
+                                                 "verify_forward",
+                                                 "dspark_draft",
+                                                 "device_weights",
+                                                 "dspark_device_weights",
+                                                 "greedy_step"};
   return names;
 }
 
@@ -494,6 +562,8 @@ CheckResult run_kernel_check(const std::string& name, std::uint64_t seed) {
   if (name == "rope") return check_rope(in);
   if (name == "kv_append") return check_kv_append(in);
   if (name == "attention") return check_attention(in);
+  if (name == "attention_split_k") return check_attention_split_k(in);
+  if (name == "attention_prefill_tc") return check_attention_prefill_tc(in);
   if (name == "swiglu") return check_swiglu(in);
   if (name == "gemm") return check_gemm(in);
   if (name == "softmax") return check_softmax(in);

@@ -165,7 +165,7 @@ TEST_CASE("combine_partials_lse: two single-key splits, closed form") {
   CHECK(lse == Approx(std::log(std::exp(a) + std::exp(b))).epsilon(1e-14));
 }
 
-TEST_CASE("combine_partials_lse: an empty split counts for nothing; all empty gives zeros") {
+TEST_CASE("combine_partials_lse: an empty split counts for nothing, all empty give zeros") {
   const double inf = std::numeric_limits<double>::infinity();
   CHECK(combine_partials_lse({-inf, 0.5}, {{9.0}, {4.0}}) == std::vector<double>{4.0});
   double lse = 0.0;
