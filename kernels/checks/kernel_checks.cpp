@@ -333,6 +333,45 @@ CheckResult check_verify_forward(Inputs& in, std::uint64_t seed) {
   return gathered;
 }
 
+// The planned attention inside CUDA graphs: three batches through one model graphed up to 24
+// tokens (buckets 16, 24, then 16 again, so the second 16-token batch replays a graph captured
+// with another batch's plan), each from the same cache, against the reference forward. Contexts
+// past 256 keys give the long requests two splits; batch B holds a 20-token prefill chunk.
+CheckResult check_verify_graph_planned(Inputs& in, std::uint64_t seed) {
+  const TransformerShape shape = tiny_qwen3_shape();
+  const TargetWeights w = make_random_target_weights(shape, seed, 0.1);
+  const KvCacheShape cs{shape.layers, 4, 320, shape.kv_heads, shape.head_dim};
+  const HostKvCache base = random_cache(in, cs);
+  const std::vector<RaggedBatch> batches = {
+      make_batch({0, 270, 40}, {3, 4, 4}, {2, 0, 1}, in, shape.vocab),
+      make_batch({290, 5}, {2, 20}, {3, 1}, in, shape.vocab),
+      make_batch({100, 260}, {7, 6}, {0, 2}, in, shape.vocab)};
+  const std::vector<std::string> paths = {"split-k", "prefill-tc", "split-k"};
+  gpu::VerifyModel model(w, cs);
+  model.use_graphs(24);
+  CheckResult worst{"verify_graph_planned", "nmse", 0.0, tol::kVerifyForwardNmse, true, ""};
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    model.upload_kv(base);
+    model.set_batch(batches[i]);
+    model.run();
+    HostKvCache cache = base;
+    const std::vector<double> ref = verify_forward_ref(w, batches[i], cache);
+    CheckResult r =
+        compare_nmse("verify_graph_planned", model.logits(), ref, tol::kVerifyForwardNmse);
+    const std::string summary = model.attention_paths();
+    r.detail = "batch " + std::to_string(i) + " (" + summary + ")" +
+               (r.detail.empty() ? "" : ": " + r.detail);
+    if (gpu::planned_attention_supported(shape.head_dim) &&
+        summary.find(paths[i]) == std::string::npos) {
+      r.passed = false;
+      r.detail += "; the plan does not take the path under test";
+    }
+    if (!r.passed) return r;
+    if (r.error >= worst.error) worst = r;
+  }
+  return worst;
+}
+
 CheckResult check_device_weights(Inputs& in, std::uint64_t seed) {
   const TransformerShape shape = tiny_qwen3_shape();
   const KvCacheShape cs{shape.layers, 2, 32, shape.kv_heads, shape.head_dim};
@@ -549,6 +588,7 @@ const std::vector<std::string>& kernel_check_names() {
                                                  "softmax",
                                                  "rejection",
                                                  "verify_forward",
+                                                 "verify_graph_planned",
                                                  "dspark_draft",
                                                  "device_weights",
                                                  "dspark_device_weights",
@@ -569,6 +609,7 @@ CheckResult run_kernel_check(const std::string& name, std::uint64_t seed) {
   if (name == "softmax") return check_softmax(in);
   if (name == "rejection") return check_rejection(in);
   if (name == "verify_forward") return check_verify_forward(in, seed);
+  if (name == "verify_graph_planned") return check_verify_graph_planned(in, seed);
   if (name == "dspark_draft") return check_dspark_draft(in, seed);
   if (name == "device_weights") return check_device_weights(in, seed);
   if (name == "dspark_device_weights") return check_dspark_device_weights(in, seed);

@@ -62,6 +62,11 @@ TEST_CASE("gpu verify_forward matches its reference", "[kernels][gpu]") {
   gpu_check("verify_forward");
 }
 
+TEST_CASE("gpu verify forward in CUDA graphs with planned attention matches its reference",
+          "[kernels][gpu]") {
+  gpu_check("verify_graph_planned");
+}
+
 TEST_CASE("gpu dspark_draft matches its reference", "[kernels][gpu]") {
   gpu_check("dspark_draft");
 }
@@ -80,7 +85,7 @@ TEST_CASE("gpu greedy_step matches its reference", "[kernels][gpu]") {
 
 TEST_CASE("every kernel check has a gpu test", "[kernels][gpu]") {
   // Guards the list above against a check added without its test.
-  CHECK(kernel_check_names().size() == 15u);
+  CHECK(kernel_check_names().size() == 16u);
   CHECK_THROWS_WITH(run_kernel_check("nope", 1), Catch::Contains("valid: rms_norm"));
 }
 
