@@ -43,37 +43,46 @@ AttentionPath attention_path(int width, int group, const AttentionPlanConfig& co
   return AttentionPath::split_k;
 }
 
-int keys_per_split(const std::vector<int>& kv_lens, const std::vector<int>& widths, int kv_heads,
-                   int sm_count, int token_split_budget, const AttentionPlanConfig& config) {
+std::vector<int> split_counts(const std::vector<int>& kv_lens, const std::vector<int>& widths,
+                              int kv_heads, int sm_count, int token_split_budget,
+                              const AttentionPlanConfig& config) {
   if (kv_lens.size() != widths.size()) {
-    throw std::invalid_argument("keys_per_split: one width per kv length");
+    throw std::invalid_argument("split_counts: one width per kv length");
   }
   if (kv_heads < 1 || sm_count < 1) {
-    throw std::invalid_argument("keys_per_split: kv_heads and sm_count must be >= 1");
+    throw std::invalid_argument("split_counts: kv_heads and sm_count must be >= 1");
   }
-  if (kv_lens.empty()) return 0;
   long long total_keys = 0;
   long long total_width = 0;
   for (std::size_t r = 0; r < kv_lens.size(); ++r) {
+    if (kv_lens[r] < 1 || widths[r] < 1) {
+      throw std::invalid_argument("split_counts: kv lengths and widths must be >= 1");
+    }
     total_keys += kv_lens[r];
     total_width += widths[r];
   }
   if (total_width > token_split_budget) {
-    throw std::logic_error("keys_per_split: the workspace holds fewer rows than the tokens");
+    throw std::logic_error("split_counts: the workspace holds fewer rows than the tokens");
   }
-  const int target = target_split_items(kv_heads, sm_count, config);
-  int keys = std::max(config.min_keys_per_split, ceil_div(total_keys, target));
-  keys = ceil_div(keys, config.tile_keys) * config.tile_keys;
-  const auto rows_used = [&](int k) {
+  std::vector<int> splits(kv_lens.size(), 1);
+  // Terminates: at target 1 every request has one split, sum(width) <= budget.
+  for (int target = target_split_items(kv_heads, sm_count, config);; target = (target + 1) / 2) {
     long long rows = 0;
     for (std::size_t r = 0; r < kv_lens.size(); ++r) {
-      rows += static_cast<long long>(widths[r]) * ceil_div(kv_lens[r], k);
+      const auto share = static_cast<int>(static_cast<long long>(kv_lens[r]) * target / total_keys);
+      const int most = std::max(1, kv_lens[r] / config.min_keys_per_split);
+      splits[r] = std::clamp(share, 1, most);
+      rows += static_cast<long long>(widths[r]) * splits[r];
     }
-    return rows;
-  };
-  // Terminates: once keys covers the longest request, rows_used is total_width <= budget.
-  while (rows_used(keys) > token_split_budget) keys *= 2;
-  return keys;
+    if (rows <= token_split_budget || target == 1) break;
+  }
+  return splits;
+}
+
+int split_keys(int kv_len, int splits, const AttentionPlanConfig& config) {
+  if (kv_len < 1 || splits < 1) throw std::invalid_argument("split_keys: kv_len, splits >= 1");
+  const int tiles = ceil_div(kv_len, config.tile_keys);
+  return ceil_div(tiles, splits) * config.tile_keys;
 }
 
 AttentionPlanLayout attention_plan_layout(int token_capacity, int group, int kv_heads, int sm_count,
@@ -116,8 +125,9 @@ AttentionPlan plan_attention(const RaggedBatch& batch, int padded_tokens, int gr
       split_width.push_back(width);
     }
   }
-  plan.keys_per_split =
-      keys_per_split(split_kv, split_width, kv_heads, sm_count, layout.token_splits, config);
+  const std::vector<int> counts =
+      split_counts(split_kv, split_width, kv_heads, sm_count, layout.token_splits, config);
+  std::size_t next_split_request = 0;
   for (int r = 0; r < batch.requests(); ++r) {
     const int first = batch.cu_seqlens[r];
     const int width = batch.cu_seqlens[r + 1] - first;
@@ -125,10 +135,12 @@ AttentionPlan plan_attention(const RaggedBatch& batch, int padded_tokens, int gr
     const int slot = batch.slots[r];
     if (plan.request_path[r] == AttentionPath::split_k) {
       const int kv_len = context + width;
-      const int splits = ceil_div(kv_len, plan.keys_per_split);
+      const int keys = split_keys(kv_len, counts[next_split_request++], config);
+      const int splits = ceil_div(kv_len, keys);
+      plan.max_split_keys = std::max(plan.max_split_keys, std::min(keys, kv_len));
       for (int s = 0; s < splits; ++s) {
-        plan.split_items.push_back({first, width, context, slot, s * plan.keys_per_split,
-                                    std::min(kv_len, (s + 1) * plan.keys_per_split),
+        plan.split_items.push_back({first, width, context, slot, s * keys,
+                                    std::min(kv_len, (s + 1) * keys),
                                     plan.token_split_rows + s * width});
       }
       for (int j = 0; j < width; ++j) {
@@ -188,7 +200,7 @@ std::string describe_attention_plan(const AttentionPlan& plan) {
   if (split_requests > 0) {
     out += "split-k: " + std::to_string(split_requests) + " requests, " +
            std::to_string(plan.split_items.size()) +
-           " splits of <= " + std::to_string(plan.keys_per_split) + " keys";
+           " splits of <= " + std::to_string(plan.max_split_keys) + " keys";
   }
   if (tc_requests > 0) {
     out += std::string(out.empty() ? "" : "; ") + "prefill-tc: " + std::to_string(tc_requests) +

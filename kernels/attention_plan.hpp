@@ -20,7 +20,7 @@ struct AttentionPlanConfig {
   int prefill_min_width = 16;
   int tile_rows = 64;  // (token, group head) rows one block holds; the kernels' BM
   int tile_keys = 64;  // keys per shared-memory tile; the kernels' BN
-  int min_keys_per_split = 256;
+  int min_keys_per_split = 128;
   // Resident split-K blocks aimed for per SM (shared memory allows two on sm_90).
   int blocks_per_sm = 2;
   // Partial results (one per token, head and split) beyond one per token the workspace holds.
@@ -34,13 +34,20 @@ const char* attention_path_name(AttentionPath path);  // "split-k", "prefill-tc"
 // The path of a request with `width` tokens in the batch and `group` query heads per KV head.
 AttentionPath attention_path(int width, int group, const AttentionPlanConfig& config);
 
-// Keys per split for the split-K requests of a batch (kv_lens[r]: keys the request's last row
-// sees, widths[r]: its tokens): enough splits that the grid fills blocks_per_sm x sm_count
-// blocks over kv_heads, none shorter than min_keys_per_split, a multiple of tile_keys, doubled
-// until sum(width x splits) fits `token_split_budget`. Request r then has ceil(kv_lens[r] /
-// keys) splits.
-int keys_per_split(const std::vector<int>& kv_lens, const std::vector<int>& widths, int kv_heads,
-                   int sm_count, int token_split_budget, const AttentionPlanConfig& config);
+// Split counts of the split-K requests of a batch (kv_lens[r]: keys the request's last row sees,
+// widths[r]: its tokens). The grid aims at blocks_per_sm x sm_count blocks over kv_heads, i.e.
+// target = ceil(that / kv_heads) splits in all, shared in proportion to the keys: request r gets
+// floor(kv_r x target / total keys) splits, at least 1 and at most floor(kv_r /
+// min_keys_per_split); the target halves until sum(width x splits) fits token_split_budget.
+// Balanced ranges follow from split_keys; the count may then shrink (see there).
+std::vector<int> split_counts(const std::vector<int>& kv_lens, const std::vector<int>& widths,
+                              int kv_heads, int sm_count, int token_split_budget,
+                              const AttentionPlanConfig& config);
+// Keys per split of a request of kv_len keys cut into `splits`: its tiles (ceil(kv_len /
+// tile_keys)) shared out, ceil(tiles / splits) tiles each, so every split but the last is whole
+// tiles. The request then has ceil(kv_len / split_keys) splits (<= `splits`): the critical path
+// is the same and no block is wasted on a sliver.
+int split_keys(int kv_len, int splits, const AttentionPlanConfig& config);
 
 // One split-K block's work (per KV head): a request's rows over keys [key_begin, key_end); its
 // partial results go to token-split rows partial_row + j for the request's token j.
@@ -72,7 +79,7 @@ inline constexpr int kTokenOnTensorCorePath = -1;
 inline constexpr int kTokenIsPadding = 0;
 
 struct AttentionPlan {
-  int keys_per_split = 0;  // 0 when no request takes split-K
+  int max_split_keys = 0;  // the longest split; 0 when no request takes split-K
   std::vector<AttentionPath> request_path;
   std::vector<SplitItem> split_items;
   std::vector<TileItem> tile_items;
@@ -108,7 +115,7 @@ AttentionPlan plan_attention(const RaggedBatch& batch, int padded_tokens, int gr
                              const AttentionPlanConfig& config);
 std::vector<int> pack_attention_plan(const AttentionPlan& plan, const AttentionPlanLayout& layout);
 
-// "split-k: 16 requests x 3 splits of 1024 keys; prefill-tc: 1 request, 4 tiles" style summary.
+// "split-k: 16 requests, 32 splits of <= 1088 keys; prefill-tc: 1 requests, 4 tiles".
 std::string describe_attention_plan(const AttentionPlan& plan);
 
 // The split-K combine: partial s attended a disjoint share of the keys and holds its normalised

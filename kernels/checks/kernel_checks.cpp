@@ -183,8 +183,9 @@ CheckResult check_planned(Inputs& in, const std::string& name, const KvCacheShap
   return r;
 }
 
-// Split-K only: GQA group 4, ragged widths, no history, a 2k context (33 splits of 64 keys, then
-// 9 of 256), and a request (context 255, width 4) whose first row sees none of its last split.
+// Split-K only: GQA group 4, ragged widths, no history, a 2k context (17 splits of 128 keys with
+// a 64-key minimum, then 11 of 192 with the default), and a request (context 255, width 4) whose
+// first row sees none of its last split ([256, 259) with 128-key splits).
 CheckResult check_attention_split_k(Inputs& in) {
   const KvCacheShape shape{2, 5, 2060, 2, 128};
   const RaggedBatch batch =

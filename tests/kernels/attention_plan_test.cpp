@@ -24,19 +24,31 @@ TEST_CASE("attention_path: decode rows split-K, chunks and over-wide groups tens
   CHECK(std::string(attention_path_name(AttentionPath::split_k)) == "split-k");
 }
 
-TEST_CASE("keys_per_split fills the SMs, respects the minimum and the workspace") {
-  const AttentionPlanConfig c;  // min 256 keys, multiples of 64, 2 blocks per SM
-  // H100 (132 SMs), 8 KV heads: 33 items per head. One request at 2k context, width 1: 2049 /
-  // 33 = 63 keys, raised to the minimum 256 -> 9 splits.
-  CHECK(keys_per_split({2049}, {1}, 8, 132, 2000, c) == 256);
-  // 16 requests of width 4 at 2048 + 4 keys: 32832 / 33 = 995 -> 1024 (a multiple of 64): 3
-  // splits each, 48 items x 8 heads = 384 blocks.
-  CHECK(keys_per_split(std::vector<int>(16, 2052), std::vector<int>(16, 4), 8, 132, 2000, c) ==
-        1024);
-  // A workspace of 8 rows for two width-4 requests: 256 (16 rows) -> 512 (16) -> 1024 (8).
-  CHECK(keys_per_split({1000, 1000}, {4, 4}, 8, 132, 8, c) == 1024);
-  CHECK_THROWS_AS(keys_per_split({1000, 1000}, {4, 4}, 8, 132, 7, c), std::logic_error);
-  CHECK(keys_per_split({}, {}, 8, 132, 8, c) == 0);
+TEST_CASE("split_counts fill the SMs in proportion to the keys, within the workspace") {
+  const AttentionPlanConfig c;  // min 128 keys per split, tiles of 64, 2 blocks per SM
+  // H100 (132 SMs), 8 KV heads: a target of 33 splits. One request at 2k context: 33 by its
+  // share, capped at 2049 / 128 = 16.
+  CHECK(split_counts({2049}, {1}, 8, 132, 2000, c) == std::vector<int>{16});
+  // 16 requests of width 4 at 2048 + 4 keys: floor(2052 x 33 / 32832) = 2 each: 32 x 8 = 256
+  // blocks, one wave of two blocks per SM.
+  CHECK(split_counts(std::vector<int>(16, 2052), std::vector<int>(16, 4), 8, 132, 2000, c) ==
+        std::vector<int>(16, 2));
+  // Unequal requests: 3000 and 1000 keys, target 33: shares 24.75 and 8.25, floored to 24 and
+  // 8, capped at 3000 / 128 = 23 and 1000 / 128 = 7.
+  CHECK(split_counts({3000, 1000}, {1, 1}, 8, 132, 2000, c) == std::vector<int>{23, 7});
+  // A workspace of 8 rows for two width-4 requests: target 33 (7 each by the cap: 56 rows),
+  // 17 (7), 9 (4: 32 rows), 5 (2: 16), 3 (1: 8 rows).
+  CHECK(split_counts({1000, 1000}, {4, 4}, 8, 132, 8, c) == std::vector<int>{1, 1});
+  CHECK_THROWS_AS(split_counts({1000, 1000}, {4, 4}, 8, 132, 7, c), std::logic_error);
+  CHECK(split_counts({}, {}, 8, 132, 8, c).empty());
+}
+
+TEST_CASE("split_keys shares whole tiles out, so the split count may shrink") {
+  const AttentionPlanConfig c;               // tiles of 64
+  CHECK(split_keys(2052, 2, c) == 17 * 64);  // 33 tiles: 17 + 16
+  CHECK(split_keys(2049, 16, c) == 3 * 64);  // 33 tiles, 3 each: 11 splits of <= 192 keys
+  CHECK(split_keys(2049, 1, c) == 33 * 64);
+  CHECK(split_keys(10, 4, c) == 64);
 }
 
 // Request 0: 3 tokens after 100 (slot 1); request 1: a 20-token chunk after 5 (slot 0);
@@ -60,24 +72,23 @@ AttentionPlanConfig small_config() {
 
 TEST_CASE("plan_attention on a mixed batch, worked by hand") {
   const AttentionPlanConfig c = small_config();
-  // 8 SMs, 2 KV heads: 4 items per head; (103 + 301) / 4 = 101 keys -> 128.
+  // 8 SMs, 2 KV heads, 1 block per SM: a target of 4 splits over 103 + 301 keys: request 0
+  // floor(1.02) = 1, request 2 floor(2.98) = 2 of ceil(5 tiles / 2) = 3 tiles (192 keys).
   const AttentionPlanLayout layout = attention_plan_layout(32, 4, 2, 8, c);
   CHECK(layout.split_items == 4 + 32);
   CHECK(layout.tile_items == 2 + 2);  // ceil(32 x 4 / 64) + ceil(32 / min(16, 17))
   CHECK(layout.token_splits == 32 + 16);
   const AttentionPlan p = plan_attention(mixed_batch(), 26, 4, 2, 8, layout, c);
-  CHECK(p.keys_per_split == 128);
+  CHECK(p.max_split_keys == 192);
   CHECK(p.request_path == std::vector<AttentionPath>{AttentionPath::split_k,
                                                      AttentionPath::prefill_tc,
                                                      AttentionPath::split_k});
-  const std::vector<SplitItem> splits = {{0, 3, 100, 1, 0, 103, 0},
-                                         {23, 1, 300, 2, 0, 128, 3},
-                                         {23, 1, 300, 2, 128, 256, 4},
-                                         {23, 1, 300, 2, 256, 301, 5}};
+  const std::vector<SplitItem> splits = {
+      {0, 3, 100, 1, 0, 103, 0}, {23, 1, 300, 2, 0, 192, 3}, {23, 1, 300, 2, 192, 301, 4}};
   CHECK(p.split_items == splits);
   // 20 tokens x 4 heads = 80 rows: tiles at rows 0 and 64.
   CHECK(p.tile_items == std::vector<TileItem>{{3, 20, 5, 0, 0}, {3, 20, 5, 0, 64}});
-  CHECK(p.token_split_rows == 6);
+  CHECK(p.token_split_rows == 5);
   std::vector<int> want_splits(32, kTokenIsPadding);
   std::vector<int> want_partial(32, 0);
   std::vector<int> want_stride(32, 0);
@@ -87,26 +98,26 @@ TEST_CASE("plan_attention on a mixed batch, worked by hand") {
     want_stride[t] = 3;
   }
   for (int t = 3; t < 23; ++t) want_splits[t] = kTokenOnTensorCorePath;
-  want_splits[23] = 3;
+  want_splits[23] = 2;
   want_partial[23] = 3;
   want_stride[23] = 1;
   CHECK(p.token_splits == want_splits);
   CHECK(p.token_partial == want_partial);
   CHECK(p.token_stride == want_stride);
   CHECK(describe_attention_plan(p) ==
-        "split-k: 2 requests, 4 splits of <= 128 keys; prefill-tc: 1 requests, 2 tiles");
+        "split-k: 2 requests, 3 splits of <= 192 keys; prefill-tc: 1 requests, 2 tiles");
 
   const std::vector<int> packed = pack_attention_plan(p, layout);
   REQUIRE(static_cast<int>(packed.size()) == layout.ints());
-  CHECK(packed[0] == 4);
+  CHECK(packed[0] == 3);
   CHECK(packed[1] == 2);
-  const int s3 = layout.split_offset() + 3 * AttentionPlanLayout::kItemInts;
-  CHECK(std::vector<int>(packed.begin() + s3, packed.begin() + s3 + 7) ==
-        std::vector<int>{23, 1, 300, 2, 256, 301, 5});
+  const int s2 = layout.split_offset() + 2 * AttentionPlanLayout::kItemInts;
+  CHECK(std::vector<int>(packed.begin() + s2, packed.begin() + s2 + 7) ==
+        std::vector<int>{23, 1, 300, 2, 192, 301, 4});
   const int t1 = layout.tile_offset() + AttentionPlanLayout::kItemInts;
   CHECK(std::vector<int>(packed.begin() + t1, packed.begin() + t1 + 5) ==
         std::vector<int>{3, 20, 5, 0, 64});
-  CHECK(packed[layout.token_offset() + 23] == 3);
+  CHECK(packed[layout.token_offset() + 23] == 2);
   CHECK(packed[layout.token_offset() + 32 + 23] == 3);
   CHECK(packed[layout.token_offset() + 64 + 1] == 3);
 }
