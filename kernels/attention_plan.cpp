@@ -98,6 +98,7 @@ AttentionPlanLayout attention_plan_layout(int token_capacity, int group, int kv_
   // A tensor-core request has at least min(prefill_min_width, tile_rows / group + 1) tokens and
   // ceil(width x group / tile_rows) <= width x group / tile_rows + 1 tiles.
   const int min_tc_width = std::min(config.prefill_min_width, config.tile_rows / group + 1);
+  layout.min_tensor_core_width = min_tc_width;
   layout.tile_items = ceil_div(static_cast<long long>(token_capacity) * group, config.tile_rows) +
                       ceil_div(token_capacity, min_tc_width);
   layout.token_splits = token_capacity + config.extra_token_splits;

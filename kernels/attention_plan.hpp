@@ -98,6 +98,8 @@ struct AttentionPlanLayout {
   int split_items = 0;   // capacity
   int tile_items = 0;    // capacity
   int token_splits = 0;  // partial rows the workspace holds
+  // The fewest tokens a tensor-core request has: a bucket below it never launches that kernel.
+  int min_tensor_core_width = 1;
   static constexpr int kItemInts = 8;
   static constexpr int kHeaderInts = 4;
   int split_offset() const { return kHeaderInts; }

@@ -165,8 +165,10 @@ void launch_planned_attention(const bf16* q, long long q_stride, const KvView& k
                               long long out_stride, cudaStream_t stream) {
   if (tokens == 0) return;
   launch_split_k_attention(q, q_stride, kv, plan, layout, q_heads, kv_heads, head_dim, ws, stream);
-  launch_prefill_tc_attention(q, q_stride, kv, plan, layout, q_heads, kv_heads, head_dim, out,
-                              out_stride, stream);
+  if (tokens >= layout.min_tensor_core_width) {
+    launch_prefill_tc_attention(q, q_stride, kv, plan, layout, q_heads, kv_heads, head_dim, out,
+                                out_stride, stream);
+  }
   launch_split_k_combine(plan, layout, tokens, q_heads, head_dim, ws, out, out_stride, stream);
 }
 

@@ -80,12 +80,16 @@ __device__ void attend(Shared<D>& sm, const bf16* k_head, const bf16* v_head, in
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   const int row0 = 16 * warp;
+  // Rows are filled from 0, so a strip whose first row is padding is all padding: its warp only
+  // helps load (a decode block of width x group = 16 rows leaves three warps so).
+  const bool idle = sm.limit[row0] == 0;
   for (int k0 = key_begin; k0 < key_end; k0 += kKeys) {
     const int count = min(kKeys, key_end - k0);
     __syncthreads();  // every warp is done with the previous tile
     load_rows<D>(sm.k, k_head + static_cast<long long>(k0) * kv_width, kv_width, count, kKeys);
     load_rows<D>(sm.v, v_head + static_cast<long long>(k0) * kv_width, kv_width, count, kKeys);
     __syncthreads();
+    if (idle) continue;
 
     // S strip [16 x kKeys] = Q strip K^T: K rows are K^T's columns (col_major matrix_b).
     for (int n = 0; n < kKeys / 16; ++n) {

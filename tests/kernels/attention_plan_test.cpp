@@ -78,6 +78,8 @@ TEST_CASE("plan_attention on a mixed batch, worked by hand") {
   CHECK(layout.split_items == 4 + 32);
   CHECK(layout.tile_items == 2 + 2);  // ceil(32 x 4 / 64) + ceil(32 / min(16, 17))
   CHECK(layout.token_splits == 32 + 16);
+  CHECK(layout.min_tensor_core_width == 16);
+  CHECK(attention_plan_layout(32, 8, 2, 8, c).min_tensor_core_width == 9);  // 9 x 8 > 64 rows
   const AttentionPlan p = plan_attention(mixed_batch(), 26, 4, 2, 8, layout, c);
   CHECK(p.max_split_keys == 192);
   CHECK(p.request_path == std::vector<AttentionPath>{AttentionPath::split_k,
