@@ -116,8 +116,9 @@ class VerifyModel {
   TimingStats time_run(const SamplingOptions& options, std::size_t l2_flush_bytes);
 
   // Attention through the plan of attention_plan.hpp (split-K for decode rows, tensor-core tiles
-  // for prefill chunks; the default where planned_attention_supported) or, false, the ragged
-  // kernel of one block per (token, head). Drops captured graphs; set the batch again.
+  // for prefill chunks; the default where planned_attention_supported, unless
+  // SPARKSIM_ATTENTION=ragged) or, false, the ragged kernel of one block per (token, head).
+  // Drops captured graphs; set the batch again.
   void use_planned_attention(bool planned);
   // The current batch's attention paths: describe_attention_plan, or "ragged" (the fallback).
   std::string attention_paths() const;

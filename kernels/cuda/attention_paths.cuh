@@ -26,6 +26,10 @@ struct KvView {
 // The tile kernels' head dimensions (WMMA tiles of 16; the rows loaded as 16-byte vectors).
 bool tile_attention_supports(int head_dim);
 
+// SPARKSIM_ATTENTION=ragged in the environment (read once): models start on the ragged kernel,
+// the way back should the planned kernels fail on a device (the kernel check still tests them).
+bool ragged_attention_forced();
+
 // The partial results of split-K: per token-split row, q head: o [head_dim] fp32 (normalised)
 // and lse; sized for layout.token_splits rows.
 struct SplitKWorkspace {

@@ -4,7 +4,9 @@
 // tensor cores (attention_tile.cuh). Each split writes its normalised output and log-sum-exp per
 // row; the combine kernel merges a token's splits (combine_partials_lse of attention_plan.hpp is
 // the same math on the host, CPU-tested). Also the dispatcher that runs a whole planned batch.
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "kernels/cuda/attention_paths.cuh"
 #include "kernels/cuda/attention_tile.cuh"
@@ -132,6 +134,14 @@ bool tile_attention_supports(int head_dim) {
     return major >= 8;
   }();
   return ampere_or_later && (head_dim == 32 || head_dim == 64 || head_dim == 128);
+}
+
+bool ragged_attention_forced() {
+  static const bool forced = [] {
+    const char* v = std::getenv("SPARKSIM_ATTENTION");
+    return v != nullptr && std::string(v) == "ragged";
+  }();
+  return forced;
 }
 
 void launch_split_k_attention(const bf16* q, long long q_stride, const KvView& kv, const int* plan,

@@ -148,7 +148,8 @@ struct VerifyModel::Impl {
     int device = 0;
     SPARKSIM_CUDA(cudaGetDevice(&device));
     SPARKSIM_CUDA(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    planned_attention = detail::tile_attention_supports(s.head_dim);
+    planned_attention =
+        detail::tile_attention_supports(s.head_dim) && !detail::ragged_attention_forced();
     allocate_cache(cache);
   }
   ~Impl() {
