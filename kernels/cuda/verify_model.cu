@@ -4,7 +4,9 @@
 // cuBLAS workspace set once. set_batch writes the indices into pinned staging (two buffers, each
 // reused only once its previous copy has run) and enqueues the copy on the model's stream, so it
 // never waits for the device. The KV cache holds one spare slot past the caller's, where padding
-// rows of a bucket write and read.
+// rows of a bucket write and read. Attention is planned per batch (attention_plan.hpp: split-K
+// for decode rows, tensor-core tiles for prefill chunks); the packed plan rides in the index block
+// and the split-K partials are preallocated, so a bucket's graph replays any batch's plan.
 #include <cmath>
 #include <cstring>
 #include <map>
