@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/attention_plan.hpp"
 #include "kernels/draft_request.hpp"
 #include "kernels/ragged_batch.hpp"
 #include "kernels/random_weights.hpp"
@@ -45,6 +46,16 @@ void kv_append(const std::vector<float>& k_new, const std::vector<float>& v_new,
 // position (causal, the new tokens already appended); online softmax in fp32, bf16 out.
 std::vector<float> ragged_attention(const std::vector<float>& q, const HostKvCache& cache,
                                     int layer, const RaggedBatch& batch, int q_heads);
+// The verify forward's attention (attention_plan.hpp) on the inputs and semantics of
+// ragged_attention: split-K decode attention for narrow requests, tensor-core tiles for prefill
+// chunks, planned for sm_count SMs (0: the device's). plan_summary (optional) gets
+// describe_attention_plan of the plan. Needs planned_attention_supported(head_dim).
+std::vector<float> planned_attention(const std::vector<float>& q, const HostKvCache& cache,
+                                     int layer, const RaggedBatch& batch, int q_heads,
+                                     const AttentionPlanConfig& config, int sm_count = 0,
+                                     std::string* plan_summary = nullptr);
+// A device of compute capability >= 8.0 and head_dim 32, 64 or 128 (false without a device).
+bool planned_attention_supported(int head_dim);
 // gate_up [T x 2 ffn] (gate first) -> [T x ffn].
 std::vector<float> swiglu(const std::vector<float>& gate_up, int tokens, int ffn);
 // C [m x n] = A [m x k] W [n x k]^T through cuBLAS: bf16 inputs, fp32 accumulation, fp32 out.
@@ -103,6 +114,14 @@ class VerifyModel {
   double run_timed_us(std::size_t l2_flush_bytes);
   // Times run() of the current batch until the noise target of `options` (or its cap).
   TimingStats time_run(const SamplingOptions& options, std::size_t l2_flush_bytes);
+
+  // Attention through the plan of attention_plan.hpp (split-K for decode rows, tensor-core tiles
+  // for prefill chunks; the default where planned_attention_supported, unless
+  // SPARKSIM_ATTENTION=ragged) or, false, the ragged kernel of one block per (token, head).
+  // Drops captured graphs; set the batch again.
+  void use_planned_attention(bool planned);
+  // The current batch's attention paths: describe_attention_plan, or "ragged" (the fallback).
+  std::string attention_paths() const;
 
   // Target layers whose hidden states (after the layer's MLP residual) every run stores, bf16,
   // as rows [T x ids * hidden] on the device: the drafter's context input. Empty: none.

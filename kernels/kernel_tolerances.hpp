@@ -15,6 +15,14 @@ inline constexpr double kRopeMaxRel = 1e-2;
 inline constexpr double kKvAppendMaxRel = 0.0;
 // fp32 online softmax and accumulation over <= 8192 positions, one bf16 rounding of the output.
 inline constexpr double kAttentionMaxRel = 1e-2;
+// Split-K decode and tensor-core prefill attention: Q K^T on bf16 tensor cores with fp32
+// accumulation (exact products, fp32 sums, as the ragged kernel), probabilities rounded to bf16
+// before P V (each weight off by <= 2^-9 relative, as in FlashAttention; the denominator sums the
+// rounded weights, so they stay convex), the splits' log-sum-exp combine in fp32, one bf16
+// rounding of the output. The weights' errors have random signs and shrink with the keys' count,
+// so the error sits near the ragged kernel's; twice its bound leaves room for short contexts.
+inline constexpr double kAttentionSplitKMaxRel = 2e-2;
+inline constexpr double kAttentionPrefillTcMaxRel = 2e-2;
 // fp32 silu and product, one bf16 rounding.
 inline constexpr double kSwigluMaxRel = 1e-2;
 // bf16-exact inputs, fp32 accumulation over k <= 17408: ~sqrt(k) * 2^-24 relative, far below.

@@ -13,6 +13,8 @@
 
 #include "common/rng.hpp"
 #include "kernels/bf16.hpp"
+#include "kernels/checks/attention_checks.hpp"
+#include "kernels/checks/check_inputs.hpp"
 #include "kernels/gpu_kernels.hpp"
 #include "kernels/kernel_tolerances.hpp"
 #include "kernels/reference/dspark_ref.hpp"
@@ -27,27 +29,7 @@ namespace sparksim::kernels {
 namespace {
 
 namespace tol = tolerance;
-
-class Inputs {
- public:
-  explicit Inputs(std::uint64_t seed) : rng_(seed) {}
-  // n values ~ center + scale * N(0, 1), rounded to bf16.
-  std::vector<float> normal(std::size_t n, double scale = 1.0, double center = 0.0) {
-    boost::random::normal_distribution<double> d(center, scale);
-    std::vector<float> out(n);
-    for (float& v : out) v = round_to_bf16(static_cast<float>(d(rng_)));
-    return out;
-  }
-  int integer(int lo, int hi) { return boost::random::uniform_int_distribution<int>(lo, hi)(rng_); }
-  double uniform() { return uniform01_from_bits(rng_()); }
-
- private:
-  std::mt19937_64 rng_;
-};
-
-std::vector<double> widen(const std::vector<float>& v) {
-  return {v.begin(), v.end()};
-}
+using Inputs = CheckInputs;
 
 CheckResult check_rms_norm(Inputs& in) {
   const int rows = 7;
@@ -78,26 +60,6 @@ CheckResult check_rope(Inputs& in) {
   return compare_max_rel("rope", gpu::rope(x, positions, heads, hd, 1e6), ref, tol::kRopeMaxRel);
 }
 
-HostKvCache random_cache(Inputs& in, const KvCacheShape& shape) {
-  HostKvCache cache(shape);
-  cache.k = in.normal(cache.k.size());
-  cache.v = in.normal(cache.v.size());
-  return cache;
-}
-
-RaggedBatch make_batch(const std::vector<int>& contexts, const std::vector<int>& lengths,
-                       const std::vector<int>& slots, Inputs& in, int vocab) {
-  RaggedBatch b;
-  b.context_lens = contexts;
-  b.slots = slots;
-  b.cu_seqlens = {0};
-  for (int len : lengths) {
-    b.cu_seqlens.push_back(b.cu_seqlens.back() + len);
-    for (int i = 0; i < len; ++i) b.tokens.push_back(in.integer(0, vocab - 1));
-  }
-  return b;
-}
-
 CheckResult check_kv_append(Inputs& in) {
   const KvCacheShape shape{2, 3, 16, 2, 32};
   const HostKvCache before = random_cache(in, shape);
@@ -122,32 +84,6 @@ CheckResult check_kv_append(Inputs& in) {
   std::vector<double> want = widen(ref.k);
   want.insert(want.end(), ref.v.begin(), ref.v.end());
   return compare_max_rel("kv_append", got, want, tol::kKvAppendMaxRel);
-}
-
-CheckResult check_attention(Inputs& in) {
-  const KvCacheShape shape{1, 3, 600, 2, 128};
-  const int q_heads = 4;
-  const HostKvCache cache = random_cache(in, shape);
-  // A request with no history, a short one and a long one, in scattered slots.
-  const RaggedBatch batch = make_batch({0, 37, 520}, {1, 5, 8}, {1, 2, 0}, in, 10);
-  const int q_width = q_heads * shape.head_dim;
-  const int kv_width = shape.kv_heads * shape.head_dim;
-  const auto q = in.normal(static_cast<std::size_t>(batch.total_tokens()) * q_width);
-  const std::vector<double> qd = widen(q);
-  std::vector<double> ref(q.size());
-  const std::vector<int> pos = batch.positions();
-  const std::vector<int> req = batch.request_of_token();
-  for (int t = 0; t < batch.total_tokens(); ++t) {
-    for (int h = 0; h < q_heads; ++h) {
-      const long long off = shape.offset(0, batch.slots[req[t]], 0) +
-                            static_cast<long long>(h / (q_heads / shape.kv_heads)) * shape.head_dim;
-      attention_ref(qd.data() + t * q_width + h * shape.head_dim, cache.k.data() + off,
-                    cache.v.data() + off, pos[t] + 1, kv_width, shape.head_dim,
-                    ref.data() + t * q_width + h * shape.head_dim);
-    }
-  }
-  return compare_max_rel("attention", gpu::ragged_attention(q, cache, 0, batch, q_heads), ref,
-                         tol::kAttentionMaxRel);
 }
 
 CheckResult check_swiglu(Inputs& in) {
@@ -480,11 +416,22 @@ CheckResult check_greedy_step(Inputs& in, std::uint64_t seed) {
 }  // namespace
 
 const std::vector<std::string>& kernel_check_names() {
-  static const std::vector<std::string> names = {
-      "rms_norm",       "rope",         "kv_append",      "attention",
-      "swiglu",         "gemm",         "softmax",        "rejection",
-      "verify_forward", "dspark_draft", "device_weights", "dspark_device_weights",
-      "greedy_step"};
+  static const std::vector<std::string> names = {"rms_norm",
+                                                 "rope",
+                                                 "kv_append",
+                                                 "attention",
+                                                 "attention_split_k",
+                                                 "attention_prefill_tc",
+                                                 "swiglu",
+                                                 "gemm",
+                                                 "softmax",
+                                                 "rejection",
+                                                 "verify_forward",
+                                                 "verify_graph_planned",
+                                                 "dspark_draft",
+                                                 "device_weights",
+                                                 "dspark_device_weights",
+                                                 "greedy_step"};
   return names;
 }
 
@@ -494,11 +441,14 @@ CheckResult run_kernel_check(const std::string& name, std::uint64_t seed) {
   if (name == "rope") return check_rope(in);
   if (name == "kv_append") return check_kv_append(in);
   if (name == "attention") return check_attention(in);
+  if (name == "attention_split_k") return check_attention_split_k(in);
+  if (name == "attention_prefill_tc") return check_attention_prefill_tc(in);
   if (name == "swiglu") return check_swiglu(in);
   if (name == "gemm") return check_gemm(in);
   if (name == "softmax") return check_softmax(in);
   if (name == "rejection") return check_rejection(in);
   if (name == "verify_forward") return check_verify_forward(in, seed);
+  if (name == "verify_graph_planned") return check_verify_graph_planned(in, seed);
   if (name == "dspark_draft") return check_dspark_draft(in, seed);
   if (name == "device_weights") return check_device_weights(in, seed);
   if (name == "dspark_device_weights") return check_dspark_device_weights(in, seed);

@@ -5,12 +5,15 @@
 // Each width runs eagerly and as a CUDA graph of its token bucket; then one greedy engine step
 // (draft 7 -> verify 1 + 3 per request -> accept -> context update) of 16 requests on the
 // published DSpark drafter, and the Markov head's share of a 128-request drafter round. A benchmark
-// that prints figures; it asserts nothing. Needs a GPU.
+// that prints figures; it asserts nothing. Needs a GPU. Each row names the attention path its
+// batch took (split-K decode / tensor-core prefill, attention_plan.hpp); --ragged-baseline adds
+// graph rows with the one-block-per-(token, head) ragged kernel, for comparison.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/bandwidth_floor.hpp"
@@ -22,7 +25,14 @@ int main(int argc, char** argv) {
   std::string target = "qwen3-8b";
   int context = 2048;
   int width = 4;  // verify tokens per request (1 + drafts)
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool ragged_baseline = false;
+  const char* usage =
+      "usage: sparksim_verify_bench [--target T] [--context N] [--width W] [--ragged-baseline]\n";
+  int argi = 1;
+  for (; argi < argc && std::string(argv[argi]) == "--ragged-baseline"; ++argi) {
+    ragged_baseline = true;
+  }
+  for (int i = argi; i + 1 < argc; i += 2) {
     const std::string arg = argv[i];
     if (arg == "--target") {
       target = argv[i + 1];
@@ -31,12 +41,12 @@ int main(int argc, char** argv) {
     } else if (arg == "--width") {
       width = std::atoi(argv[i + 1]);
     } else {
-      std::fprintf(stderr, "usage: sparksim_verify_bench [--target T] [--context N] [--width W]\n");
+      std::fprintf(stderr, "%s", usage);
       return 2;
     }
   }
-  if (argc % 2 == 0 || context < 1 || width < 1) {
-    std::fprintf(stderr, "usage: sparksim_verify_bench [--target T] [--context N] [--width W]\n");
+  if ((argc - argi) % 2 != 0 || context < 1 || width < 1) {
+    std::fprintf(stderr, "%s", usage);
     return 2;
   }
   if (gpu::device_count() == 0) {
@@ -56,8 +66,13 @@ int main(int argc, char** argv) {
     std::printf("device: %s\n", gpu::device_summary().c_str());
     std::printf("copy bandwidth (read + write): %.1f GB/s (noise %.3f, %d samples)\n", copy.gb_s,
                 copy.stats.noise, copy.stats.samples);
-    std::printf("target,mode,B,requests,context,mean_us,noise,samples,converged,floor_us,ratio\n");
-    for (const int graph_bucket : {0, 64}) {
+    std::printf(
+        "target,mode,B,requests,context,mean_us,noise,samples,converged,floor_us,ratio,"
+        "attention\n");
+    std::vector<std::pair<int, bool>> modes = {{0, true}, {64, true}};  // (graph bucket, planned)
+    if (ragged_baseline) modes.emplace_back(64, false);
+    for (const auto& [graph_bucket, planned] : modes) {
+      model.use_planned_attention(planned);
       model.use_graphs(graph_bucket);
       for (int b : widths) {
         RaggedBatch batch;
@@ -80,9 +95,10 @@ int main(int argc, char** argv) {
         }
         const double bytes = verify_floor_bytes(shape, b, kv_positions);
         const double floor_us = bytes / (copy.gb_s * 1e9) * 1e6;
-        std::printf("%s,%s,%d,%d,%d,%.1f,%.4f,%d,%d,%.1f,%.3f\n", target.c_str(),
+        std::printf("%s,%s,%d,%d,%d,%.1f,%.4f,%d,%d,%.1f,%.3f,\"%s\"\n", target.c_str(),
                     graph_bucket > 0 ? "graph" : "eager", b, batch.requests(), context, t.mean_us,
-                    t.noise, t.samples, t.converged ? 1 : 0, floor_us, t.mean_us / floor_us);
+                    t.noise, t.samples, t.converged ? 1 : 0, floor_us, t.mean_us / floor_us,
+                    model.attention_paths().c_str());
       }
     }
     // One greedy engine step, the Markov-head loop included, event-timed (median of 9 steps

@@ -2,9 +2,10 @@
 // token t attends to positions 0..token_kv_len[t]-1 of its slot (causal verify: its position + 1;
 // the DSpark block: context + whole block, non-causal). Each warp streams a strided share of them
 // with an online softmax (lanes split head_dim, scores reduced by shuffles); the warps'
-// partial states are merged at the end. Simple, exact in structure, not yet tuned (FlashDecoding
-// style splitting over the context is the next step for long contexts). Tolerance:
-// kernels/kernel_tolerances.hpp.
+// partial states are merged at the end. Simple, exact in structure, untuned: the verify forward
+// plans split-K and tensor-core attention instead (attention_split_k.cu, attention_prefill_tc.cu)
+// and keeps this kernel as the fallback (below sm_80, other head dims); the drafter's block
+// attention uses it. Tolerance: kernels/kernel_tolerances.hpp.
 #include <cmath>
 
 #include "kernels/cuda/launchers.cuh"

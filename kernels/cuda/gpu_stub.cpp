@@ -38,6 +38,14 @@ std::vector<float> ragged_attention(const std::vector<float>&, const HostKvCache
                                     const RaggedBatch&, int) {
   no_cuda();
 }
+std::vector<float> planned_attention(const std::vector<float>&, const HostKvCache&, int,
+                                     const RaggedBatch&, int, const AttentionPlanConfig&, int,
+                                     std::string*) {
+  no_cuda();
+}
+bool planned_attention_supported(int) {
+  return false;
+}
 std::vector<float> swiglu(const std::vector<float>&, int, int) {
   no_cuda();
 }
@@ -84,6 +92,12 @@ double VerifyModel::run_timed_us(std::size_t) {
   no_cuda();
 }
 VerifyModel::DeviceHeads VerifyModel::heads() const {
+  no_cuda();
+}
+void VerifyModel::use_planned_attention(bool) {
+  no_cuda();
+}
+std::string VerifyModel::attention_paths() const {
   no_cuda();
 }
 void VerifyModel::set_capture_layers(const std::vector<int>&) {

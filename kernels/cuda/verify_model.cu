@@ -4,12 +4,15 @@
 // cuBLAS workspace set once. set_batch writes the indices into pinned staging (two buffers, each
 // reused only once its previous copy has run) and enqueues the copy on the model's stream, so it
 // never waits for the device. The KV cache holds one spare slot past the caller's, where padding
-// rows of a bucket write and read.
+// rows of a bucket write and read. Attention is planned per batch (attention_plan.hpp: split-K
+// for decode rows, tensor-core tiles for prefill chunks); the packed plan rides in the index block
+// and the split-K partials are preallocated, so a bucket's graph replays any batch's plan.
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <stdexcept>
 
+#include "kernels/cuda/attention_paths.cuh"
 #include "kernels/cuda/launchers.cuh"
 #include "kernels/gpu_kernels.hpp"
 #include "kernels/verify_rows.hpp"
@@ -124,6 +127,15 @@ struct VerifyModel::Impl {
   std::vector<int> buckets;
   std::map<int, cudaGraphExec_t> graphs;
 
+  // Planned attention (attention_plan.hpp): the packed plan follows the index arrays in
+  // index_block (staged with them); the split-K partials are preallocated for the capacity.
+  bool planned_attention = false;
+  int sm_count = 1;
+  AttentionPlanConfig attention_config;
+  AttentionPlanLayout attention_layout;
+  DeviceBuffer<float> partial_o, partial_lse;
+  std::string attention_summary = "none";
+
   Impl(const TransformerShape& s, const KvCacheShape& cache) : shape(s) {
     // A blocking stream: the weight and cache uploads (cudaMemcpy on the legacy stream) are
     // ordered before its work.
@@ -135,6 +147,11 @@ struct VerifyModel::Impl {
     SPARKSIM_CUDA(cudaEventCreate(&start));
     SPARKSIM_CUDA(cudaEventCreate(&stop));
     layers.resize(static_cast<std::size_t>(s.layers));
+    int device = 0;
+    SPARKSIM_CUDA(cudaGetDevice(&device));
+    SPARKSIM_CUDA(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    planned_attention =
+        detail::tile_attention_supports(s.head_dim) && !detail::ragged_attention_forced();
     allocate_cache(cache);
   }
   ~Impl() {
@@ -171,7 +188,12 @@ struct VerifyModel::Impl {
     capacity = tokens;
     const auto t = static_cast<std::size_t>(tokens);
     const TransformerShape& s = shape;
-    index_block.resize(kIndexArrays * t);
+    attention_layout = attention_plan_layout(tokens, s.q_heads / s.kv_heads, s.kv_heads, sm_count,
+                                             attention_config);
+    index_block.resize(kIndexArrays * t + static_cast<std::size_t>(attention_layout.ints()));
+    const auto partial_rows = static_cast<std::size_t>(attention_layout.token_splits) * s.q_heads;
+    partial_o.resize(partial_rows * s.head_dim);
+    partial_lse.resize(partial_rows);
     x.resize(t * s.hidden);
     x_rows.resize(t * s.hidden);
     normed.resize(t * s.hidden);
@@ -186,6 +208,7 @@ struct VerifyModel::Impl {
   int* index(int array) const {
     return index_block.get() + static_cast<std::size_t>(array) * capacity;
   }
+  int* attention_plan() const { return index(kIndexArrays); }
 
   // Every weight tensor in the generator's order (random_weights.cpp: tensor ids from 1000).
   template <class Fn>
@@ -244,10 +267,18 @@ struct VerifyModel::Impl {
       detail::launch_kv_append(qkv.get() + s.q_width(), qkv.get() + s.q_width() + kv_width,
                                s.qkv_width(), t_count, token_slot, token_pos, k_cache.get(),
                                v_cache.get(), cs.offset(l, 0, 0), slot_stride, kv_width, st);
-      detail::launch_ragged_attention(qkv.get(), s.qkv_width(), k_cache.get(), v_cache.get(),
-                                      cs.offset(l, 0, 0), slot_stride, kv_width, token_slot,
-                                      token_kv_len, t_count, s.q_heads, s.q_heads / s.kv_heads, hd,
-                                      attn.get(), s.q_width(), st);
+      if (planned_attention) {
+        const detail::KvView kv{k_cache.get(), v_cache.get(), cs.offset(l, 0, 0), slot_stride,
+                                kv_width};
+        detail::launch_planned_attention(
+            qkv.get(), s.qkv_width(), kv, attention_plan(), attention_layout, t_count, s.q_heads,
+            s.kv_heads, hd, {partial_o.get(), partial_lse.get()}, attn.get(), s.q_width(), st);
+      } else {
+        detail::launch_ragged_attention(qkv.get(), s.qkv_width(), k_cache.get(), v_cache.get(),
+                                        cs.offset(l, 0, 0), slot_stride, kv_width, token_slot,
+                                        token_kv_len, t_count, s.q_heads, s.q_heads / s.kv_heads,
+                                        hd, attn.get(), s.q_width(), st);
+      }
       // beta = 1: the output projection accumulates straight into the fp32 residual stream.
       detail::gemm_bf16(cb, attn.get(), w.wo.get(), x.get(), true, t_count, s.hidden, s.q_width(),
                         1.0f);
@@ -360,6 +391,18 @@ VerifyModel::DeviceHeads VerifyModel::heads() const {
   return {impl_->embed.get(), impl_->lm_head_ptr()};
 }
 
+void VerifyModel::use_planned_attention(bool planned) {
+  Impl& m = *impl_;
+  SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));
+  m.drop_graphs();  // captured with the other attention
+  m.planned_attention = planned && detail::tile_attention_supports(m.shape.head_dim);
+  m.t_real = 0;  // the staged batch has no plan (or a stale one)
+}
+
+std::string VerifyModel::attention_paths() const {
+  return impl_->planned_attention ? impl_->attention_summary : "ragged";
+}
+
 void VerifyModel::set_capture_layers(const std::vector<int>& layer_ids) {
   Impl& m = *impl_;
   for (int id : layer_ids) {
@@ -452,7 +495,16 @@ void VerifyModel::set_batch(const RaggedBatch& batch, const std::vector<bool>& p
   Staging& staging = m.staging[m.next_staging];
   m.next_staging ^= 1;
   const auto cap = static_cast<std::size_t>(m.capacity);
-  staging.reserve(kIndexArrays * cap);
+  const auto plan_ints = static_cast<std::size_t>(m.attention_layout.ints());
+  std::vector<int> plan;
+  if (m.planned_attention) {
+    const AttentionPlan p =
+        plan_attention(batch, t_run, m.shape.q_heads / m.shape.kv_heads, m.shape.kv_heads,
+                       m.sm_count, m.attention_layout, m.attention_config);
+    plan = pack_attention_plan(p, m.attention_layout);
+    m.attention_summary = describe_attention_plan(p);
+  }
+  staging.reserve(kIndexArrays * cap + plan_ints);
   // Waits only if this buffer's copy of two batches ago has not run yet.
   SPARKSIM_CUDA(cudaEventSynchronize(staging.copied));
   int* host = staging.host;
@@ -461,7 +513,9 @@ void VerifyModel::set_batch(const RaggedBatch& batch, const std::vector<bool>& p
   std::memcpy(host + 2 * cap, index.pos.data(), index.pos.size() * sizeof(int));
   std::memcpy(host + 3 * cap, index.kv_len.data(), index.kv_len.size() * sizeof(int));
   std::memcpy(host + 4 * cap, rows.data(), rows.size() * sizeof(int));
-  SPARKSIM_CUDA(cudaMemcpyAsync(m.index_block.get(), host, kIndexArrays * cap * sizeof(int),
+  if (!plan.empty()) std::memcpy(host + kIndexArrays * cap, plan.data(), plan.size() * sizeof(int));
+  SPARKSIM_CUDA(cudaMemcpyAsync(m.index_block.get(), host,
+                                (kIndexArrays * cap + plan_ints) * sizeof(int),
                                 cudaMemcpyHostToDevice, m.stream));
   SPARKSIM_CUDA(cudaEventRecord(staging.copied, m.stream));
   m.t_real = t_real;

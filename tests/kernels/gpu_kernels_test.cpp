@@ -40,6 +40,12 @@ TEST_CASE("gpu kv_append matches its reference", "[kernels][gpu]") {
 TEST_CASE("gpu attention matches its reference", "[kernels][gpu]") {
   gpu_check("attention");
 }
+TEST_CASE("gpu split-K decode attention matches its reference", "[kernels][gpu]") {
+  gpu_check("attention_split_k");
+}
+TEST_CASE("gpu tensor-core prefill attention matches its reference", "[kernels][gpu]") {
+  gpu_check("attention_prefill_tc");
+}
 TEST_CASE("gpu swiglu matches its reference", "[kernels][gpu]") {
   gpu_check("swiglu");
 }
@@ -54,6 +60,11 @@ TEST_CASE("gpu rejection matches its reference", "[kernels][gpu]") {
 }
 TEST_CASE("gpu verify_forward matches its reference", "[kernels][gpu]") {
   gpu_check("verify_forward");
+}
+
+TEST_CASE("gpu verify forward in CUDA graphs with planned attention matches its reference",
+          "[kernels][gpu]") {
+  gpu_check("verify_graph_planned");
 }
 
 TEST_CASE("gpu dspark_draft matches its reference", "[kernels][gpu]") {
@@ -74,7 +85,7 @@ TEST_CASE("gpu greedy_step matches its reference", "[kernels][gpu]") {
 
 TEST_CASE("every kernel check has a gpu test", "[kernels][gpu]") {
   // Guards the list above against a check added without its test.
-  CHECK(kernel_check_names().size() == 13u);
+  CHECK(kernel_check_names().size() == 16u);
   CHECK_THROWS_WITH(run_kernel_check("nope", 1), Catch::Contains("valid: rms_norm"));
 }
 
