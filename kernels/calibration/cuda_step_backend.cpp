@@ -88,7 +88,7 @@ double CudaStepBackend::draft_us(const DraftBatch& batch) {
     request.context_lens.push_back(batch.contexts[r]);
     request.slots.push_back(static_cast<int>(r));
   }
-  request.markov_and_confidence = batch.markov;
+  request.markov_and_confidence = batch.family == DraftFamily::kDspark;
   gpu::DsparkModel& model = drafter(batch.gamma);
   model.set_draft(request);
   return model.run_timed_us();
