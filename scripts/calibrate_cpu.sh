@@ -54,7 +54,7 @@ esac
 
 # 2. Fit with the shared least-squares fitter; provenance "measured", device = the backend's.
 "$SPARKSIM" calibrate-fit --sweep "$OUT/sweep.csv" --info "$OUT/sweep_info.txt" \
-  --notes "$NOTES draft.mtp1 and draft.eagle3 are NOT measured (no kernels yet) and are zero." \
+  --notes "$NOTES" \
   --out "$OUT/profile.json" --report "$OUT/fit_report.json" | tee -a "$OUT/log.txt"
 
 # 3. Simulate on the measured profile, exporting the step sequence (same KV slots as the sweep).

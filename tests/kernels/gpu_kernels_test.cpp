@@ -68,13 +68,25 @@ TEST_CASE("gpu dspark_device_weights match the host generator", "[kernels][gpu]"
   gpu_check("dspark_device_weights");
 }
 
+TEST_CASE("gpu mtp1_draft matches its reference", "[kernels][gpu]") {
+  gpu_check("mtp1_draft");
+}
+
+TEST_CASE("gpu eagle3_draft matches its reference", "[kernels][gpu]") {
+  gpu_check("eagle3_draft");
+}
+
+TEST_CASE("gpu ar_device_weights match the host generator", "[kernels][gpu]") {
+  gpu_check("ar_device_weights");
+}
+
 TEST_CASE("gpu greedy_step matches its reference", "[kernels][gpu]") {
   gpu_check("greedy_step");
 }
 
 TEST_CASE("every kernel check has a gpu test", "[kernels][gpu]") {
   // Guards the list above against a check added without its test.
-  CHECK(kernel_check_names().size() == 13u);
+  CHECK(kernel_check_names().size() == 16u);
   CHECK_THROWS_WITH(run_kernel_check("nope", 1), Catch::Contains("valid: rms_norm"));
 }
 
