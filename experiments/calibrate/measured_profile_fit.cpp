@@ -156,10 +156,18 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
   p.verify.dense_us = {per_token, per_token * 16384};
   p.verify.kv_read_ns_per_context_token = 1000 * v.coefficient("kv_read_us");
   p.verify.attention_ns_per_pair = 1000 * v.coefficient("pair_us");
+  // A drafter the sweep did not reach (--drafters, or a time cap that stopped it part way) is
+  // not fitted and written as zero, and the notes say so; the verify fit above is required.
   std::string measured, unmeasured;
   for (const char* family : {"mtp1", "eagle3", "dflash", "dspark"}) {
-    std::string& list = drafts.contains(family) ? measured : unmeasured;
+    const auto it = drafts.find(family);
+    const bool enough = it != drafts.end() && it->second.size() >= 2 * it->second.terms.size();
+    std::string& list = enough ? measured : unmeasured;
     list += (list.empty() ? "" : ", ") + std::string(family);
+    if (it != drafts.end() && !enough) {
+      list += " (" + std::to_string(it->second.size()) + " points, too few to fit)";
+      drafts.erase(it);
+    }
   }
   p.provenance.notes += " Drafters measured: " + (measured.empty() ? "none" : measured) + ".";
   if (!unmeasured.empty()) {

@@ -140,6 +140,20 @@ TEST_CASE("calibrate-fit refuses an mtp1 row drafting more than one token") {
                                                   Catch::Contains("gamma must be 1"));
 }
 
+TEST_CASE("calibrate-fit writes a drafter with too few points as zero and says so") {
+  const auto dir = scratch_dir("calib_fit_few");
+  std::string sweep = synthetic_sweep();
+  sweep += "dflash,f,1,2,0,0,40,0,0,30,0.01,3\ndflash,f,2,2,0,0,80,0,0,40,0.01,3\n";
+  write(dir / "sweep.csv", sweep);
+  write(dir / "info.txt", kInfo);
+  MeasuredFitInputs in{(dir / "sweep.csv").string(), (dir / "info.txt").string(), "", "", ""};
+  const MeasuredFit fit = fit_measured_profile(in);
+  CHECK(fit.profile.draft[static_cast<int>(DrafterFamily::kDflash)].per_token_ns == 0);
+  CHECK_THAT(fit.profile.provenance.notes,
+             Catch::Contains("Not measured (written as zero): dflash (2 points, too few to fit)."));
+  CHECK_FALSE(fit.report.contains("dflash"));
+}
+
 TEST_CASE("replay_fidelity: hand-worked step, throughput and TPOT errors") {
   const auto dir = scratch_dir("calib_fidelity");
   write(dir / "steps.csv",
