@@ -59,6 +59,7 @@ class ArDrafterModel {
   void resize_kv(const KvCacheShape& cache);
   // states [n x state width] (bf16-exact): row i of request r's rows is position
   // rows.context_lens[r] + i of slot rows.slots[r]; rows.tokens[i] is the token that followed it.
+  // Synchronous; a round set before it must be set again (the update reuses its buffers).
   void context_update(const std::vector<float>& states, const RaggedBatch& rows);
 
   void set_draft(const ArDraftRequest& request);  // validates, enqueues the uploads

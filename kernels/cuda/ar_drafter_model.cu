@@ -363,6 +363,7 @@ void ArDrafterModel::context_update(const std::vector<float>& states, const Ragg
   m.states_to_g(n);
   m.layer_qkv(n, m.next.get(), m.slot.get(), m.pos.get());
   SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));
+  m.r_count = 0;  // the update reused the round's index and state buffers: set it again
 }
 
 void ArDrafterModel::set_draft(const ArDraftRequest& request) {
