@@ -40,6 +40,10 @@ inline constexpr double kDraftNmse = 2e-3;
 inline constexpr double kDraftTieMargin = 0.1;
 // Confidence (a sigmoid in (0, 1)) up to the first token difference: absolute error.
 inline constexpr double kConfidenceMaxAbs = 2e-2;
+// MTP-1 and EAGLE-3 (tiny shape): context K/V, each pass's logits, distribution and output hidden
+// state. One layer per pass, but γ passes chained through bf16 activations (the hidden state fed
+// back is fp32, its norms and GEMM inputs bf16): the DSpark drafter's bound.
+inline constexpr double kArDraftNmse = 2e-3;
 // Weights drawn on the device against the host generator: the same bits, so the same logits.
 inline constexpr double kDeviceWeightsMaxRel = 0.0;
 // Rejection verify: accepted counts exact; a committed token may differ only where u * total lies

@@ -54,7 +54,7 @@ esac
 
 # 2. Fit with the shared least-squares fitter; provenance "measured", device = the backend's.
 "$SPARKSIM" calibrate-fit --sweep "$OUT/sweep.csv" --info "$OUT/sweep_info.txt" \
-  --notes "$NOTES draft.mtp1 and draft.eagle3 are NOT measured (no kernels yet) and are zero." \
+  --notes "$NOTES" \
   --out "$OUT/profile.json" --report "$OUT/fit_report.json" | tee -a "$OUT/log.txt"
 
 # 3. Simulate on the measured profile, exporting the step sequence (same KV slots as the sweep).
@@ -78,4 +78,22 @@ awk -F, 'FNR == 1 { next } NR == FNR { a[$1] = $7; next }
   ($1 in a) { n++; d = a[$1] - $7; if (d < 0) d = -d; s += 200 * d / (a[$1] + $7) }
   END { printf "replay_to_replay_step_mape_pct=%.2f steps=%d\n", n ? s / n : 0, n }' \
   "$OUT/replay.csv" "$OUT/replay_again.csv" | tee "$OUT/noise_floor.txt" | tee -a "$OUT/log.txt"
+# 7. The autoregressive drafters end to end (CPU backend only: on a GPU the chain stage's 120 s
+# hold the sweep and the dspark replays; there mtp1 and eagle3 are swept and fitted only): a
+# short run with each drafter on the measured profile, replayed, compared
+# (fidelity_mtp1.json, fidelity_eagle3.json; the same sanity gate).
+if [[ $BACKEND == cpu ]]; then
+  for drafter in mtp1:static:k=1 eagle3-3:static:k=3; do
+    name=${drafter%%:*} policy=${drafter#*:}
+    family=${name%%-*}
+    "$SPARKSIM" run --profile "$OUT/profile.json" "${WORKLOAD[@]/duration_s=1.5/duration_s=0.75}" \
+      --drafter "$name" --policy "$policy" --seed 1 --write-steps --quiet --out "$OUT/run_$family"
+    "$KERNELS" replay "${MEASURE[@]}" --time-cap-s 15 --steps "$OUT/run_$family/steps.csv" \
+      --out "$OUT/replay_$family.csv" > /dev/null
+    "$SPARKSIM" calibrate-fidelity --steps "$OUT/run_$family/steps.csv" \
+      --replay "$OUT/replay_$family.csv" --fit-report "$OUT/fit_report.json" \
+      --out "$OUT/fidelity_$family.json" --max-step-mape "${MAX_STEP_MAPE:-25}" |
+      sed "s/^/$name: /" | tee -a "$OUT/log.txt"
+  done
+fi
 echo "calibrate-cpu: $((SECONDS - start)) s wall; $OUT/fidelity.json" | tee -a "$OUT/log.txt"

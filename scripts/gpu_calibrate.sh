@@ -96,7 +96,8 @@ else
     --target qwen3-8b --context 2048 --width 4
 fi
 
-# 5. Sweep -> fit -> simulate -> replay -> fidelity. The fit and the simulation need the sparksim
+# 5. Sweep -> fit -> simulate -> replay -> fidelity. The sweep covers all four drafters (dspark,
+# dflash, eagle3, mtp1; docs/calibration.md: the MTP-1/EAGLE-3 points fit the same 40 s cap). The fit and the simulation need the sparksim
 # binary (Boost, Eigen...); where it is missing (kernels-only build) only the sweep runs and the
 # fit happens back on the development machine from $OUT/chain/sweep.csv.
 CHAIN_BACKEND=cuda

@@ -1,7 +1,9 @@
 // Fitting the measured sweep into a profile: verify t = fixed + per_token * tokens +
 // kv_read * Σ context + pair * attention pairs (the simulator's VerifyTimeModel with a linear
 // dense part and no graph padding), drafter t = fixed + per_pass * γ + per_token * R γ +
-// kv_read * γ Σ context (DraftTimeModel, sequential in γ, reading the KV cache every pass).
+// kv_read * γ Σ context (DraftTimeModel, sequential in γ, reading the KV cache every pass) for
+// dspark, dflash and eagle3; mtp1 (one pass, one token per request) t = fixed + per_token * R +
+// kv_read * Σ context, the form the simulator charges it.
 #include "experiments/calibrate/measured_profile_fit.hpp"
 
 #include <cmath>
@@ -106,7 +108,13 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
       verify.add({1.0, padded(n(vtok) + n(ptok)), n(ctx), n(vpairs) + n(ppairs)}, observed,
                  prefill ? "with prefill" : (n(vtok) <= 8 ? "decode B<=8" : "decode B>8"), 0,
                  t.cell(r, label));
-    } else if (k == "dspark" || k == "dflash") {
+    } else if (k == "mtp1") {
+      if (n(gamma) != 1) t.fail(r, "mtp1 drafts one token per step: gamma must be 1");
+      auto it =
+          drafts.try_emplace(k, std::vector<std::string>{"fixed_us", "per_token_us", "kv_read_us"})
+              .first;
+      it->second.add({1.0, n(requests), n(ctx)}, observed, k, 0, t.cell(r, label));
+    } else if (k == "dspark" || k == "dflash" || k == "eagle3") {
       auto it = drafts
                     .try_emplace(k, std::vector<std::string>{"fixed_us", "per_pass_us",
                                                              "per_token_us", "kv_read_us"})
@@ -114,7 +122,7 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
       const double g = n(gamma);
       it->second.add({1.0, g, n(requests) * g, g * n(ctx)}, observed, k, 0, t.cell(r, label));
     } else {
-      t.fail(r, "kind \"" + k + "\": verify, dspark or dflash");
+      t.fail(r, "kind \"" + k + "\": verify, dspark, dflash, mtp1 or eagle3");
     }
   }
   MeasuredFit out;
@@ -148,16 +156,35 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
   p.verify.dense_us = {per_token, per_token * 16384};
   p.verify.kv_read_ns_per_context_token = 1000 * v.coefficient("kv_read_us");
   p.verify.attention_ns_per_pair = 1000 * v.coefficient("pair_us");
+  // A drafter the sweep did not reach (--drafters, or a time cap that stopped it part way) is
+  // not fitted and written as zero, and the notes say so; the verify fit above is required.
+  std::string measured, unmeasured;
+  for (const char* family : {"mtp1", "eagle3", "dflash", "dspark"}) {
+    const auto it = drafts.find(family);
+    const bool enough = it != drafts.end() && it->second.size() >= 2 * it->second.terms.size();
+    std::string& list = enough ? measured : unmeasured;
+    list += (list.empty() ? "" : ", ") + std::string(family);
+    if (it != drafts.end() && !enough) {
+      list += " (" + std::to_string(it->second.size()) + " points, too few to fit)";
+      drafts.erase(it);
+    }
+  }
+  p.provenance.notes += " Drafters measured: " + (measured.empty() ? "none" : measured) + ".";
+  if (!unmeasured.empty()) {
+    p.provenance.notes += " Not measured (written as zero): " + unmeasured + ".";
+  }
   for (auto& [family, d] : drafts) {
     const LinearFit f = fit_with_held_out(d, family, in.sweep_csv, out.report);
-    DraftTimeModel& m = p.draft[static_cast<int>(parse_drafter(family + "-4").family)];
+    const bool mtp1 = family == "mtp1";
+    DraftTimeModel& m =
+        p.draft[static_cast<int>(parse_drafter(mtp1 ? family : family + "-4").family)];
     m.fixed_us = f.coefficient("fixed_us");
-    m.per_pass_us = f.coefficient("per_pass_us");
+    m.per_pass_us = mtp1 ? 0.0 : f.coefficient("per_pass_us");
     m.per_token_ns = 1000 * f.coefficient("per_token_us");
     m.kv_read_ns_per_context_token = 1000 * f.coefficient("kv_read_us");
-    m.sequential_in_gamma = true;
-    m.tokens_scale_with_gamma = true;
-    m.kv_read_per_pass = true;
+    m.sequential_in_gamma = !mtp1;
+    m.tokens_scale_with_gamma = !mtp1;
+    m.kv_read_per_pass = !mtp1;
   }
   // SPS(B) at the sweep's reference shape: decode requests of width 4 at 128 cached tokens, from
   // the fitted time model's own step time.

@@ -8,8 +8,11 @@
 // --interleave N: points (steps) whose repeats are interleaved (default 16; 1: each point's
 // repeats back to back, the earlier behaviour, kept for the A/B of docs/calibration.md).
 // --estimator median|lower-half: the statistic of the repeats (step_backend.hpp; default median).
+// --drafters LIST (sweep): the drafter families swept, comma-separated from dspark, dflash, mtp1,
+// eagle3 (default all four; mtp1 at gamma 1 only).
 // Bad arguments exit 2 before work; --backend cuda without a device prints "not run: ..." and
 // exits 77 (ctest's and the GPU script's "skipped").
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -47,6 +50,23 @@ struct Args {
   }
 };
 
+// "dspark,mtp1" -> the families, in the order given; throws std::invalid_argument on an unknown
+// or repeated name or an empty list.
+std::vector<DraftFamily> drafter_families(const std::string& list) {
+  std::vector<DraftFamily> out;
+  std::size_t begin = 0;
+  while (begin <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', begin), list.size());
+    const DraftFamily f = parse_draft_family(list.substr(begin, comma - begin));
+    for (DraftFamily seen : out) {
+      if (seen == f) throw std::invalid_argument("--drafters: " + list + " repeats a drafter");
+    }
+    out.push_back(f);
+    begin = comma + 1;
+  }
+  return out;
+}
+
 Args parse(int argc, char** argv) {
   if (argc < 2) throw std::invalid_argument("usage: sparksim_calibrate_kernels sweep|replay ...");
   Args a;
@@ -57,7 +77,7 @@ Args parse(int argc, char** argv) {
   static const char* known[] = {"--backend",    "--out",     "--info",         "--steps",
                                 "--time-cap-s", "--repeats", "--max-requests", "--slot-tokens",
                                 "--seed",       "--target",  "--graphs",       "--interleave",
-                                "--estimator"};
+                                "--estimator",  "--drafters"};
   for (int i = 2; i < argc; i += 2) {
     const std::string key = argv[i];
     bool ok = false;
@@ -66,6 +86,10 @@ Args parse(int argc, char** argv) {
     a.options[key] = argv[i + 1];
   }
   if (a.get("--out", "").empty()) throw std::invalid_argument("--out PATH is required");
+  if (a.options.contains("--drafters")) {
+    if (a.mode != "sweep") throw std::invalid_argument("--drafters applies to sweep only");
+    drafter_families(a.get("--drafters", ""));  // validated before any work
+  }
   if (a.mode == "replay" && a.get("--steps", "").empty()) {
     throw std::invalid_argument("replay needs --steps PATH");
   }
@@ -143,6 +167,8 @@ int run(const Args& a) {
       grid.prefill_chunks = {128, 512};
       grid.draft_gammas = {4, 7};
     }
+    if (a.options.contains("--drafters"))
+      grid.draft_families = drafter_families(a.get("--drafters", ""));
     const auto points = plan_sweep(grid, max_requests, slot_tokens);
     const SweepSummary s =
         run_sweep(*backend, points, SweepLimits{time_cap, 1, repeats, interleave, estimator}, out);

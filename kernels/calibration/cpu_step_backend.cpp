@@ -56,7 +56,12 @@ CpuStepBackend::CpuStepBackend(const TransformerShape& target, int draft_layers,
       seed_(seed),
       target_(make_random_target_weights(target, seed)),
       target_cache_(cache_shape(target, target.layers, max_requests, max_slot_tokens)),
-      draft_cache_(cache_shape(target, draft_layers, max_requests, max_slot_tokens)) {
+      draft_cache_(cache_shape(target, draft_layers, max_requests, max_slot_tokens)),
+      mtp1_(make_random_mtp1_weights(target, seed + 101)),
+      eagle3_(make_random_eagle3_weights(target, eagle3_shape(target), seed + 102)),
+      ar_cache_(cache_shape(target, 1, max_requests, max_slot_tokens)) {
+  // Residual-stream magnitudes of a few units; the contents do not change the time.
+  for (int i = 0; i < 3 * target.hidden; ++i) last_states_.push_back(((i * 37) % 17 - 8) * 0.25);
   if (max_requests < 1 || max_slot_tokens < 2) {
     throw std::invalid_argument("CpuStepBackend: needs >= 1 slot of >= 2 tokens");
   }
@@ -118,15 +123,26 @@ double CpuStepBackend::draft_us(const DraftBatch& batch) {
                                   std::to_string(max_slot_tokens_) + "-token slot");
     }
   }
-  const DraftWeights& w = drafter(batch.gamma);
+  const bool block = batch.family == DraftFamily::kDspark || batch.family == DraftFamily::kDflash;
+  const DraftWeights* w = block ? &drafter(batch.gamma) : nullptr;
   DraftOptions options;
-  options.markov_and_confidence = batch.markov;
+  options.markov_and_confidence = batch.family == DraftFamily::kDspark;
   const double start = thread_cpu_us();
   std::size_t drafted = 0;
   for (std::size_t r = 0; r < batch.contexts.size(); ++r) {
-    const DraftResult d = dspark_draft_ref(w, target_, draft_cache_, static_cast<int>(r),
-                                           batch.contexts[r], 1, options);
-    drafted += d.tokens.size();
+    const int slot = static_cast<int>(r);
+    const int ctx = batch.contexts[r];
+    if (block) {
+      drafted += dspark_draft_ref(*w, target_, draft_cache_, slot, ctx, 1, options).tokens.size();
+    } else if (batch.family == DraftFamily::kMtp1) {
+      drafted +=
+          mtp1_draft_ref(mtp1_, target_, ar_cache_, slot, ctx, last_states_.data(), 1, batch.gamma)
+              .tokens.size();
+    } else {
+      drafted += eagle3_draft_ref(eagle3_, target_, ar_cache_, slot, ctx, last_states_.data(), 1,
+                                  batch.gamma)
+                     .tokens.size();
+    }
   }
   const double us = thread_cpu_us() - start;
   if (drafted != batch.contexts.size() * static_cast<std::size_t>(batch.gamma)) {

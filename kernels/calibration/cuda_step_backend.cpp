@@ -78,9 +78,39 @@ double CudaStepBackend::verify_us(const VerifyBatch& batch) {
   return target_->run_timed_us(0);
 }
 
+gpu::ArDrafterModel& CudaStepBackend::ar_drafter(gpu::ArFamily family) {
+  auto it = ar_drafters_.find(family);
+  if (it == ar_drafters_.end()) {
+    // One layer of the target's width; MTP-1 borrows the target's LM head, EAGLE-3 draws its own
+    // over eagle3_shape's draft vocabulary (32000 for the Qwen3 targets).
+    const KvCacheShape cache{1, max_requests_, max_slot_tokens_, shape_.kv_heads, shape_.head_dim};
+    const std::uint64_t seed = seed_ + (family == gpu::ArFamily::kMtp1 ? 101 : 102);
+    it = ar_drafters_
+             .emplace(family, std::make_unique<gpu::ArDrafterModel>(*target_, family, seed,
+                                                                    kMatrixStd, cache))
+             .first;
+  }
+  return *it->second;
+}
+
 double CudaStepBackend::draft_us(const DraftBatch& batch) {
   if (static_cast<int>(batch.contexts.size()) > max_requests_) {
     throw std::invalid_argument("draft batch has more requests than the backend's slots");
+  }
+  if (batch.family == DraftFamily::kMtp1 || batch.family == DraftFamily::kEagle3) {
+    gpu::ArDrafterModel& model = ar_drafter(
+        batch.family == DraftFamily::kMtp1 ? gpu::ArFamily::kMtp1 : gpu::ArFamily::kEagle3);
+    gpu::ArDraftRequest request;
+    request.gamma = batch.gamma;
+    for (std::size_t r = 0; r < batch.contexts.size(); ++r) {
+      request.round.anchors.push_back(batch.contexts[r] * 7919 % shape_.vocab);
+      request.round.context_lens.push_back(batch.contexts[r]);
+      request.round.slots.push_back(static_cast<int>(r));
+    }
+    // Target states of a residual stream's scale; contents do not change the time.
+    request.last_states.assign(batch.contexts.size() * model.state_width(), 0.5f);
+    model.set_draft(request);
+    return model.run_timed_us();
   }
   DraftRequest request;
   for (std::size_t r = 0; r < batch.contexts.size(); ++r) {
@@ -88,7 +118,7 @@ double CudaStepBackend::draft_us(const DraftBatch& batch) {
     request.context_lens.push_back(batch.contexts[r]);
     request.slots.push_back(static_cast<int>(r));
   }
-  request.markov_and_confidence = batch.markov;
+  request.markov_and_confidence = batch.family == DraftFamily::kDspark;
   gpu::DsparkModel& model = drafter(batch.gamma);
   model.set_draft(request);
   return model.run_timed_us();

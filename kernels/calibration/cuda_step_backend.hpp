@@ -1,4 +1,5 @@
-// The CUDA backend of the calibration pipeline: the project's kernels (VerifyModel, DsparkModel)
+// The CUDA backend of the calibration pipeline: the project's kernels (VerifyModel, DsparkModel,
+// ArDrafterModel for MTP-1 and EAGLE-3)
 // on weights drawn on the device, timed by CUDA events, every buffer resident on the device
 // between calls (no per-call upload of weights or caches, no download of logits). Built in every
 // configuration, because it reaches CUDA only through gpu_kernels.hpp: without nvcc the stub
@@ -11,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/ar_drafter_gpu.hpp"
 #include "kernels/calibration/step_backend.hpp"
 #include "kernels/gpu_kernels.hpp"
 #include "kernels/model_shape.hpp"
@@ -43,12 +45,14 @@ class CudaStepBackend : public StepBackend {
 
  private:
   gpu::DsparkModel& drafter(int gamma);
+  gpu::ArDrafterModel& ar_drafter(gpu::ArFamily family);
   TransformerShape shape_;
   int max_requests_;
   int max_slot_tokens_;
   std::uint64_t seed_;
   std::unique_ptr<gpu::VerifyModel> target_;
   std::map<int, std::unique_ptr<gpu::DsparkModel>> drafters_;  // by gamma (the block size)
+  std::map<gpu::ArFamily, std::unique_ptr<gpu::ArDrafterModel>> ar_drafters_;  // built at first use
 };
 
 }  // namespace sparksim::kernels

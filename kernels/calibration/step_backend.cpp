@@ -26,6 +26,28 @@ RaggedBatch ragged_batch_of(const VerifyBatch& batch, int vocab) {
   return ragged;
 }
 
+const char* draft_family_name(DraftFamily family) {
+  switch (family) {
+    case DraftFamily::kDspark:
+      return "dspark";
+    case DraftFamily::kDflash:
+      return "dflash";
+    case DraftFamily::kMtp1:
+      return "mtp1";
+    case DraftFamily::kEagle3:
+      return "eagle3";
+  }
+  return "?";
+}
+
+DraftFamily parse_draft_family(const std::string& name) {
+  for (DraftFamily f :
+       {DraftFamily::kDspark, DraftFamily::kDflash, DraftFamily::kMtp1, DraftFamily::kEagle3}) {
+    if (name == draft_family_name(f)) return f;
+  }
+  throw std::invalid_argument("drafter \"" + name + "\": dspark, dflash, mtp1 or eagle3");
+}
+
 std::vector<bool> prefill_flags_of(const VerifyBatch& batch) {
   std::vector<bool> flags;
   for (const BatchSegment& s : batch.segments) flags.push_back(s.prefill);

@@ -32,11 +32,19 @@ struct VerifyBatch {
 RaggedBatch ragged_batch_of(const VerifyBatch& batch, int vocab);
 std::vector<bool> prefill_flags_of(const VerifyBatch& batch);
 
-// One drafter round: every request drafts a block of gamma tokens after `contexts[r]` cached
-// positions. markov = true: DSpark (Markov head and confidence); false: dflash.
+// The drafter a round runs: DSpark (parallel block, Markov head and confidence), dflash (the same
+// block without them), MTP-1 and EAGLE-3 (one layer run autoregressively, one pass per token;
+// mtp1_ref.hpp, eagle3_ref.hpp). Names as the simulator's drafter families spell them.
+enum class DraftFamily { kDspark, kDflash, kMtp1, kEagle3 };
+const char* draft_family_name(DraftFamily family);
+// "dspark", "dflash", "mtp1" or "eagle3"; throws std::invalid_argument naming the valid ones.
+DraftFamily parse_draft_family(const std::string& name);
+
+// One drafter round: every request drafts gamma tokens after `contexts[r]` cached positions of
+// the drafter's own context (for MTP-1 and EAGLE-3 the passes sit at contexts[r]..+gamma-1).
 struct DraftBatch {
   int gamma = 1;
-  bool markov = true;
+  DraftFamily family = DraftFamily::kDspark;
   std::vector<int> contexts;
 };
 

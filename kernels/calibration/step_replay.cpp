@@ -78,7 +78,11 @@ std::vector<ReplayStep> read_step_sequence(const std::string& path) {
       s.step = step;
       s.predicted_us = duration;
       s.draft.gamma = gamma;
-      s.draft.markov = f[3] != "dflash";
+      try {
+        s.draft.family = parse_draft_family(f[3]);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(where + ": " + e.what());
+      }
       steps.push_back(s);
     }
     ReplayStep& s = steps.back();

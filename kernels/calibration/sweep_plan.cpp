@@ -63,14 +63,17 @@ std::vector<SweepPoint> plan_sweep(const SweepGrid& grid, int max_requests, int 
     }
     points.push_back(p);
   }
-  for (const char* family : {"dspark", "dflash"}) {
+  for (DraftFamily family : grid.draft_families) {
+    const char* name = draft_family_name(family);
+    const std::vector<int> gammas =
+        family == DraftFamily::kMtp1 ? std::vector<int>{1} : grid.draft_gammas;
     for (int r : grid.requests) {
-      for (int g : grid.draft_gammas) {
+      for (int g : gammas) {
         for (int ctx : grid.contexts) {
           if (!fits(r, ctx, g)) continue;
-          SweepPoint p{family, row_label(family, r, ctx, g), {}, {}};
+          SweepPoint p{name, row_label(name, r, ctx, g), {}, {}};
           p.draft.gamma = g;
-          p.draft.markov = std::string(family) == "dspark";
+          p.draft.family = family;
           p.draft.contexts.assign(static_cast<std::size_t>(r), ctx);
           points.push_back(p);
         }

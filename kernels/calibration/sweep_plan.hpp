@@ -20,12 +20,16 @@ struct SweepGrid {
   std::vector<int> verify_widths = {1, 2, 4};
   std::vector<int> prefill_chunks = {16, 48};
   std::vector<int> draft_gammas = {2, 4};
+  // Drafter families swept over requests x gammas x contexts; mtp1 at gamma 1 only (the
+  // simulator's mtp1 drafts one token per step).
+  std::vector<DraftFamily> draft_families = {DraftFamily::kDspark, DraftFamily::kDflash,
+                                             DraftFamily::kMtp1, DraftFamily::kEagle3};
   int ragged_mixes = 8;  // extra points with random widths and contexts per request
   std::uint64_t seed = 1;
 };
 
 struct SweepPoint {
-  std::string kind;  // "verify" | "dspark" | "dflash"
+  std::string kind;  // "verify" or a drafter family's name (draft_family_name)
   std::string label;
   VerifyBatch verify;
   DraftBatch draft;

@@ -13,6 +13,7 @@
 
 #include "common/rng.hpp"
 #include "kernels/bf16.hpp"
+#include "kernels/checks/ar_drafter_checks.hpp"
 #include "kernels/checks/attention_checks.hpp"
 #include "kernels/checks/check_inputs.hpp"
 #include "kernels/gpu_kernels.hpp"
@@ -432,7 +433,12 @@ const std::vector<std::string>& kernel_check_names() {
                                                  "device_weights",
                                                  "dspark_device_weights",
                                                  "greedy_step"};
-  return names;
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> out = names;
+    for (const auto& n : ar_drafter_check_names()) out.push_back(n);
+    return out;
+  }();
+  return all;
 }
 
 CheckResult run_kernel_check(const std::string& name, std::uint64_t seed) {
@@ -453,6 +459,9 @@ CheckResult run_kernel_check(const std::string& name, std::uint64_t seed) {
   if (name == "device_weights") return check_device_weights(in, seed);
   if (name == "dspark_device_weights") return check_dspark_device_weights(in, seed);
   if (name == "greedy_step") return check_greedy_step(in, seed);
+  for (const auto& n : ar_drafter_check_names()) {
+    if (name == n) return run_ar_drafter_check(name, seed);
+  }
   std::string valid;
   for (const auto& n : kernel_check_names()) valid += (valid.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown kernel check '" + name + "'; valid: " + valid);

@@ -1,6 +1,7 @@
 // The CUDA interface in a build without nvcc: no devices, and every kernel throws.
 #include <stdexcept>
 
+#include "kernels/ar_drafter_gpu.hpp"
 #include "kernels/gpu_kernels.hpp"
 
 namespace sparksim::kernels::gpu {
@@ -183,6 +184,55 @@ void DsparkModel::context_update(const std::vector<float>&, const RaggedBatch&) 
 GpuDraftResult DsparkModel::draft(const std::vector<int>&, const std::vector<int>&,
                                   const std::vector<int>&, double, const std::vector<double>&,
                                   bool) {
+  no_cuda();
+}
+
+struct ArDrafterModel::Impl {};
+ArDrafterModel::ArDrafterModel(const TargetWeights&, const Mtp1Weights&, const KvCacheShape&) {
+  no_cuda();
+}
+ArDrafterModel::ArDrafterModel(const TargetWeights&, const Eagle3Weights&, const KvCacheShape&) {
+  no_cuda();
+}
+ArDrafterModel::ArDrafterModel(const VerifyModel&, ArFamily, std::uint64_t, double,
+                               const KvCacheShape&) {
+  no_cuda();
+}
+ArDrafterModel::~ArDrafterModel() = default;
+ArFamily ArDrafterModel::family() const {
+  no_cuda();
+}
+int ArDrafterModel::state_width() const {
+  no_cuda();
+}
+int ArDrafterModel::head_vocab() const {
+  no_cuda();
+}
+std::size_t ArDrafterModel::weight_bytes() const {
+  no_cuda();
+}
+void ArDrafterModel::upload_kv(const HostKvCache&) {
+  no_cuda();
+}
+HostKvCache ArDrafterModel::download_kv() const {
+  no_cuda();
+}
+void ArDrafterModel::resize_kv(const KvCacheShape&) {
+  no_cuda();
+}
+void ArDrafterModel::context_update(const std::vector<float>&, const RaggedBatch&) {
+  no_cuda();
+}
+void ArDrafterModel::set_draft(const ArDraftRequest&) {
+  no_cuda();
+}
+void ArDrafterModel::run() {
+  no_cuda();
+}
+GpuArDraftResult ArDrafterModel::results() const {
+  no_cuda();
+}
+double ArDrafterModel::run_timed_us() {
   no_cuda();
 }
 

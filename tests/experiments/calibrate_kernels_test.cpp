@@ -30,7 +30,8 @@ const char* kInfo =
     "device=test device\ntarget=tiny\nhost_overhead_us=12.5\nweights_bytes=1000\n"
     "kv_bytes_per_token=10\nkv_capacity_tokens=100\nmedian_noise=0.02\n";
 
-// verify: 50 + 3 tok + 0.02 ctx + 0.005 pairs; dspark: 7 + 11 γ + 2 Rγ + 0.001 γ C.
+// verify: 50 + 3 tok + 0.02 ctx + 0.005 pairs; dspark: 7 + 11 γ + 2 Rγ + 0.001 γ C;
+// eagle3: 4 + 9 γ + 1.5 Rγ + 0.002 γ C; mtp1 (γ = 1): 6 + 2.5 R + 0.003 C.
 std::string synthetic_sweep() {
   std::string s =
       "kind,label,requests,gamma,verify_tokens,prefill_tokens,decode_context_tokens,"
@@ -48,7 +49,13 @@ std::string synthetic_sweep() {
         const double us = 7 + 11.0 * g + 2.0 * r * g + 0.001 * g * r * ctx;
         s += "dspark,d," + std::to_string(r) + "," + std::to_string(g) + ",0,0," +
              std::to_string(r * ctx) + ",0,0," + std::to_string(us) + ",0.01,3\n";
+        const double eagle = 4 + 9.0 * g + 1.5 * r * g + 0.002 * g * r * ctx;
+        s += "eagle3,e," + std::to_string(r) + "," + std::to_string(g) + ",0,0," +
+             std::to_string(r * ctx) + ",0,0," + std::to_string(eagle) + ",0.01,3\n";
       }
+      const double mtp = 6 + 2.5 * r + 0.003 * r * ctx;
+      s += "mtp1,m," + std::to_string(r) + ",1,0,0," + std::to_string(r * ctx) + ",0,0," +
+           std::to_string(mtp) + ",0.01,3\n";
     }
   }
   return s;
@@ -78,6 +85,21 @@ TEST_CASE("calibrate-fit recovers the generating coefficients and labels the pro
   CHECK(d.per_token_ns == Approx(2000).epsilon(1e-3));
   CHECK(d.kv_read_ns_per_context_token == Approx(1).epsilon(1e-3));
   CHECK(fit.report["verify"]["held_out"]["mean_abs_pct"].get<double>() < 1e-3);
+  // EAGLE-3: γ sequential passes over R tokens each, re-reading its KV cache every pass.
+  const DraftTimeModel& e = p.draft[static_cast<int>(DrafterFamily::kEagle3)];
+  CHECK(e.fixed_us == Approx(4).epsilon(1e-3));
+  CHECK(e.per_pass_us == Approx(9).epsilon(1e-3));
+  CHECK(e.per_token_ns == Approx(1500).epsilon(1e-3));
+  CHECK(e.kv_read_ns_per_context_token == Approx(2).epsilon(1e-3));
+  CHECK((e.sequential_in_gamma && e.tokens_scale_with_gamma && e.kv_read_per_pass));
+  // MTP-1: one pass over R tokens; what the simulator charges it is the generator's.
+  const DraftTimeModel& m = p.draft[static_cast<int>(DrafterFamily::kMtp1)];
+  CHECK(m.fixed_us + m.per_pass_us == Approx(6).epsilon(1e-3));
+  CHECK(m.per_token_ns == Approx(2500).epsilon(1e-3));
+  CHECK(m.kv_read_ns_per_context_token == Approx(3).epsilon(1e-3));
+  CHECK_FALSE((m.sequential_in_gamma || m.tokens_scale_with_gamma || m.kv_read_per_pass));
+  CHECK_THAT(p.provenance.notes, Catch::Contains("Drafters measured: mtp1, eagle3, dspark."));
+  CHECK_THAT(p.provenance.notes, Catch::Contains("Not measured (written as zero): dflash."));
   // SPS(B) at ceil(B/4) requests with 128 cached tokens each, by hand from the generator: B = 8 is
   // 2 requests, 50 + 3*8 + 0.02*256 + 0.005*1024 = 84.24 us.
   REQUIRE(p.sps.tokens.size() >= 4);
@@ -103,6 +125,33 @@ TEST_CASE("calibrate-fit stops at the bad row with path:line") {
     CHECK_THAT(e.what(),
                Catch::Contains((dir / "sweep.csv").string() + ":" + std::to_string(line) + ":"));
   }
+}
+
+TEST_CASE("calibrate-fit refuses an mtp1 row drafting more than one token") {
+  const auto dir = scratch_dir("calib_fit_mtp1");
+  std::string sweep = synthetic_sweep();
+  sweep += "mtp1,m,2,2,0,0,40,0,0,30,0.01,3\n";
+  write(dir / "sweep.csv", sweep);
+  write(dir / "info.txt", kInfo);
+  MeasuredFitInputs in{(dir / "sweep.csv").string(), (dir / "info.txt").string(), "", "", ""};
+  const auto line = std::count(sweep.begin(), sweep.end(), '\n');
+  CHECK_THROWS_WITH(fit_measured_profile(in), Catch::Contains((dir / "sweep.csv").string() + ":" +
+                                                              std::to_string(line) + ":") &&
+                                                  Catch::Contains("gamma must be 1"));
+}
+
+TEST_CASE("calibrate-fit writes a drafter with too few points as zero and says so") {
+  const auto dir = scratch_dir("calib_fit_few");
+  std::string sweep = synthetic_sweep();
+  sweep += "dflash,f,1,2,0,0,40,0,0,30,0.01,3\ndflash,f,2,2,0,0,80,0,0,40,0.01,3\n";
+  write(dir / "sweep.csv", sweep);
+  write(dir / "info.txt", kInfo);
+  MeasuredFitInputs in{(dir / "sweep.csv").string(), (dir / "info.txt").string(), "", "", ""};
+  const MeasuredFit fit = fit_measured_profile(in);
+  CHECK(fit.profile.draft[static_cast<int>(DrafterFamily::kDflash)].per_token_ns == 0);
+  CHECK_THAT(fit.profile.provenance.notes,
+             Catch::Contains("Not measured (written as zero): dflash (2 points, too few to fit)."));
+  CHECK_FALSE(fit.report.contains("dflash"));
 }
 
 TEST_CASE("replay_fidelity: hand-worked step, throughput and TPOT errors") {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -97,7 +98,8 @@ TEST_CASE("features_of counts tokens, context and pairs as the simulator's Batch
 TEST_CASE("plan_sweep keeps every point inside the backend's slots and covers each kind") {
   SweepGrid grid;
   const auto points = plan_sweep(grid, 4, 200);
-  int verify = 0, dspark = 0, dflash = 0, prefill = 0;
+  int verify = 0, prefill = 0;
+  std::map<std::string, int> drafts;
   for (const SweepPoint& p : points) {
     if (p.kind == "verify") {
       ++verify;
@@ -107,15 +109,26 @@ TEST_CASE("plan_sweep keeps every point inside the backend's slots and covers ea
         prefill += s.prefill ? 1 : 0;
       }
     } else {
-      (p.kind == "dspark" ? dspark : dflash)++;
+      ++drafts[p.kind];
+      CHECK(p.kind == draft_family_name(p.draft.family));
+      if (p.draft.family == DraftFamily::kMtp1) CHECK(p.draft.gamma == 1);
       CHECK(static_cast<int>(p.draft.contexts.size()) <= 4);
       for (int c : p.draft.contexts) CHECK(c + p.draft.gamma <= 200);
     }
   }
   CHECK(verify > 10);
   CHECK(prefill > 0);
-  CHECK(dspark > 0);
-  CHECK(dspark == dflash);
+  // Every family, requests x gammas x contexts; mtp1 at gamma 1 only: R {1, 2, 4} x contexts
+  // {32, 128} (320 does not fit) = 6 points, the others x gammas {2, 4} = 12.
+  CHECK(drafts.size() == 4u);
+  CHECK(drafts["dspark"] == 12);
+  CHECK(drafts["dflash"] == 12);
+  CHECK(drafts["eagle3"] == 12);
+  CHECK(drafts["mtp1"] == 6);
+  grid.draft_families = {DraftFamily::kEagle3};
+  for (const SweepPoint& p : plan_sweep(grid, 4, 200)) {
+    CHECK((p.kind == "verify" || p.kind == "eagle3"));
+  }
   // R = 8 does not fit 4 slots and context 320 does not fit 200 tokens: nothing planned there.
   CHECK(plan_sweep(grid, 8, 512).size() > points.size());
 }
@@ -128,7 +141,7 @@ TEST_CASE("run_sweep appends one row per point with the backend's time, and obey
   points[0].verify.segments = {{10, 2, false}};
   points[1].kind = "dspark";
   points[1].label = std::string(1, 'b');
-  points[1].draft = DraftBatch{3, true, {10, 20}};
+  points[1].draft = DraftBatch{3, DraftFamily::kDspark, {10, 20}};
   std::ostringstream csv;
   const SweepSummary s = run_sweep(backend, points, SweepLimits{30, 0, 3}, csv);
   CHECK(s.measured == 2);
@@ -155,6 +168,19 @@ TEST_CASE("read_step_sequence groups rows by step and reports path:line on a bad
   CHECK(steps[1].predicted_us == 80);
   CHECK(steps[1].draft.contexts == std::vector<int>{32, 40});
   CHECK(steps[1].verify.total_tokens() == 4);
+  CHECK(steps[1].draft.family == DraftFamily::kDspark);
+  const std::string ar = write_temp(
+      "sparksim_steps_ar.csv", std::string(kStepsCsvHeader) +
+                                   "\n0,50,1,mtp1,decode,0,9,2,1\n1,60,3,eagle3,decode,0,11,4,2\n");
+  const auto ar_steps = read_step_sequence(ar);
+  REQUIRE(ar_steps.size() == 2);
+  CHECK(ar_steps[0].draft.family == DraftFamily::kMtp1);
+  CHECK(ar_steps[1].draft.family == DraftFamily::kEagle3);
+  CHECK(ar_steps[1].draft.gamma == 3);
+  const std::string unknown =
+      write_temp("sparksim_steps_unknown.csv",
+                 std::string(kStepsCsvHeader) + "\n0,50,2,medusa,decode,0,9,2,1\n");
+  CHECK_THROWS_WITH(read_step_sequence(unknown), Catch::Contains(unknown + ":2: drafter"));
 
   const std::string bad = write_temp("sparksim_steps_bad.csv",
                                      std::string(kStepsCsvHeader) +
@@ -173,7 +199,7 @@ TEST_CASE("replay_steps times each step as verify + draft of the fake backend") 
   ReplayStep s;
   s.step = 7;
   s.verify.segments = {{10, 2, false}};
-  s.draft = DraftBatch{4, true, {10}};
+  s.draft = DraftBatch{4, DraftFamily::kDspark, {10}};
   std::ostringstream csv;
   const ReplaySummary r = replay_steps(backend, {s}, 3, 30, csv);
   CHECK(r.steps == 1);
@@ -188,11 +214,31 @@ TEST_CASE("CpuStepBackend: more tokens cost more, batches beyond its slots are r
   const double small = time_robustly([&] { return cpu.verify_us(one); }, 1, 3).median_us;
   const double big = time_robustly([&] { return cpu.verify_us(many); }, 1, 3).median_us;
   CHECK(big > 8 * small);  // 32 tokens against 1: the dense part is linear in tokens
-  CHECK(cpu.draft_us(DraftBatch{2, true, {8, 8}}) > 0);
+  CHECK(cpu.draft_us(DraftBatch{2, DraftFamily::kDspark, {8, 8}}) > 0);
   CHECK_THROWS_AS(cpu.verify_us(VerifyBatch{{{8, 1, false}, {8, 1, false}, {8, 1, false}}}),
                   std::invalid_argument);
-  CHECK_THROWS_AS(cpu.draft_us(DraftBatch{4, true, {62}}), std::invalid_argument);
+  CHECK_THROWS_AS(cpu.draft_us(DraftBatch{4, DraftFamily::kDspark, {62}}), std::invalid_argument);
   CHECK(cpu.kv_bytes_per_token() == 2.0 * 4 * 2 * 2 * 48);
+}
+
+TEST_CASE("CpuStepBackend: MTP-1 and EAGLE-3 rounds, a pass per drafted token") {
+  CpuStepBackend cpu(calibration_cpu_shape(), 1, 2, 64, 3);
+  const auto median = [&](DraftFamily f, int gamma) {
+    return time_robustly(
+               [&] {
+                 return cpu.draft_us(DraftBatch{gamma, f, {8, 8}});
+               },
+               1, 5)
+        .median_us;
+  };
+  CHECK(median(DraftFamily::kMtp1, 1) > 0);
+  // Six sequential passes against one: the round is the passes (each a layer and a head).
+  CHECK(median(DraftFamily::kEagle3, 6) > 3 * median(DraftFamily::kEagle3, 1));
+  CHECK_THROWS_AS(cpu.draft_us(DraftBatch{4, DraftFamily::kEagle3, {61}}), std::invalid_argument);
+  CHECK_THROWS_AS(cpu.draft_us(DraftBatch{1, DraftFamily::kMtp1, {8, 8, 8}}),
+                  std::invalid_argument);
+  CHECK(parse_draft_family("eagle3") == DraftFamily::kEagle3);
+  CHECK_THROWS_AS(parse_draft_family("eagle"), std::invalid_argument);
 }
 
 TEST_CASE("CudaStepBackend: NoCudaDevice without a device, positive event times with one") {
@@ -207,7 +253,7 @@ TEST_CASE("CudaStepBackend: NoCudaDevice without a device, positive event times 
   const VerifyBatch prefill{{{0, 32, true}}};  // 32 tokens: beyond the 8-token graphs, eager
   CHECK(cuda.verify_us(decode) > 0);
   CHECK(cuda.verify_us(prefill) > 0);
-  CHECK(cuda.draft_us(DraftBatch{4, true, {8, 20}}) > 0);
+  CHECK(cuda.draft_us(DraftBatch{4, DraftFamily::kDspark, {8, 20}}) > 0);
   CHECK_THROWS_AS(cuda.verify_us(VerifyBatch{{{0, 1, false}, {0, 1, false}, {0, 1, false}}}),
                   std::invalid_argument);
 }

@@ -79,6 +79,18 @@ TEST_CASE("gpu dspark_device_weights match the host generator", "[kernels][gpu]"
   gpu_check("dspark_device_weights");
 }
 
+TEST_CASE("gpu mtp1_draft matches its reference", "[kernels][gpu]") {
+  gpu_check("mtp1_draft");
+}
+
+TEST_CASE("gpu eagle3_draft matches its reference", "[kernels][gpu]") {
+  gpu_check("eagle3_draft");
+}
+
+TEST_CASE("gpu ar_device_weights match the host generator", "[kernels][gpu]") {
+  gpu_check("ar_device_weights");
+}
+
 TEST_CASE("gpu greedy_step matches its reference", "[kernels][gpu]") {
   gpu_check("greedy_step");
 }
