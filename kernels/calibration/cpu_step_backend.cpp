@@ -49,18 +49,13 @@ std::string cpu_model_name() {
 
 CpuStepBackend::CpuStepBackend(const TransformerShape& target, int draft_layers, int max_requests,
                                int max_slot_tokens, std::uint64_t seed)
-    : shape_(target),
+    : StepBackend(max_requests, max_slot_tokens),
+      shape_(target),
       draft_layers_(draft_layers),
-      max_requests_(max_requests),
-      max_slot_tokens_(max_slot_tokens),
       seed_(seed),
       target_(make_random_target_weights(target, seed)),
       target_cache_(cache_shape(target, target.layers, max_requests, max_slot_tokens)),
-      draft_cache_(cache_shape(target, draft_layers, max_requests, max_slot_tokens)) {
-  if (max_requests < 1 || max_slot_tokens < 2) {
-    throw std::invalid_argument("CpuStepBackend: needs >= 1 slot of >= 2 tokens");
-  }
-}
+      draft_cache_(cache_shape(target, draft_layers, max_requests, max_slot_tokens)) {}
 
 std::string CpuStepBackend::device() const {
   return "cpu: " + cpu_model_name() +
@@ -96,9 +91,7 @@ const DraftWeights& CpuStepBackend::drafter(int gamma) {
 }
 
 double CpuStepBackend::verify_us(const VerifyBatch& batch) {
-  if (static_cast<int>(batch.segments.size()) > max_requests_) {
-    throw std::invalid_argument("verify batch has more requests than the backend's slots");
-  }
+  check_capacity(batch);
   const RaggedBatch ragged = ragged_batch_of(batch, shape_.vocab);
   ragged.validate(target_cache_.shape, shape_.vocab);
   const double start = thread_cpu_us();
@@ -109,15 +102,7 @@ double CpuStepBackend::verify_us(const VerifyBatch& batch) {
 }
 
 double CpuStepBackend::draft_us(const DraftBatch& batch) {
-  if (static_cast<int>(batch.contexts.size()) > max_requests_) {
-    throw std::invalid_argument("draft batch has more requests than the backend's slots");
-  }
-  for (int c : batch.contexts) {
-    if (c < 0 || c + batch.gamma > max_slot_tokens_) {
-      throw std::invalid_argument("draft context " + std::to_string(c) + " + gamma overflows a " +
-                                  std::to_string(max_slot_tokens_) + "-token slot");
-    }
-  }
+  check_capacity(batch);
   const DraftWeights& w = drafter(batch.gamma);
   DraftOptions options;
   options.markov_and_confidence = batch.markov;

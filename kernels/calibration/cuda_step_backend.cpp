@@ -26,10 +26,7 @@ DraftShape calibration_draft_shape(const TransformerShape& target) {
 
 CudaStepBackend::CudaStepBackend(const TransformerShape& target, int max_requests,
                                  int max_slot_tokens, std::uint64_t seed, int graph_max_bucket)
-    : shape_(target), max_requests_(max_requests), max_slot_tokens_(max_slot_tokens), seed_(seed) {
-  if (max_requests < 1 || max_slot_tokens < 2) {
-    throw std::invalid_argument("CudaStepBackend: needs >= 1 slot of >= 2 tokens");
-  }
+    : StepBackend(max_requests, max_slot_tokens), shape_(target), seed_(seed) {
   if (gpu::device_count() == 0) {
     throw NoCudaDevice(std::string("no CUDA device (built with CUDA: ") +
                        (gpu::built_with_cuda() ? "yes" : "no") + ")");
@@ -57,7 +54,7 @@ gpu::DsparkModel& CudaStepBackend::drafter(int gamma) {
   if (it == drafters_.end()) {
     DraftShape d = calibration_draft_shape(shape_);
     d.block_size = gamma;
-    const KvCacheShape cache{d.layers, max_requests_, max_slot_tokens_, shape_.kv_heads,
+    const KvCacheShape cache{d.layers, max_requests(), max_slot_tokens(), shape_.kv_heads,
                              shape_.head_dim};
     it = drafters_
              .emplace(gamma, std::make_unique<gpu::DsparkModel>(
@@ -69,9 +66,7 @@ gpu::DsparkModel& CudaStepBackend::drafter(int gamma) {
 }
 
 double CudaStepBackend::verify_us(const VerifyBatch& batch) {
-  if (static_cast<int>(batch.segments.size()) > max_requests_) {
-    throw std::invalid_argument("verify batch has more requests than the backend's slots");
-  }
+  check_capacity(batch);
   target_->set_batch(ragged_batch_of(batch, shape_.vocab), prefill_flags_of(batch));
   // No L2 flush: consecutive serving steps do not flush either, and a real target's weights
   // exceed L2 many times over.
@@ -79,9 +74,7 @@ double CudaStepBackend::verify_us(const VerifyBatch& batch) {
 }
 
 double CudaStepBackend::draft_us(const DraftBatch& batch) {
-  if (static_cast<int>(batch.contexts.size()) > max_requests_) {
-    throw std::invalid_argument("draft batch has more requests than the backend's slots");
-  }
+  check_capacity(batch);
   DraftRequest request;
   for (std::size_t r = 0; r < batch.contexts.size(); ++r) {
     request.anchors.push_back(batch.contexts[r] * 7919 % shape_.vocab);

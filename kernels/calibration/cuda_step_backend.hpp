@@ -33,19 +33,14 @@ class CudaStepBackend : public StepBackend {
   CudaStepBackend(const TransformerShape& target, int max_requests, int max_slot_tokens,
                   std::uint64_t seed, int graph_max_bucket);
   std::string device() const override;
-  int max_requests() const override { return max_requests_; }
-  int max_slot_tokens() const override { return max_slot_tokens_; }
   double verify_us(const VerifyBatch& batch) override;
   double draft_us(const DraftBatch& batch) override;
-  // The target's weights in bytes (bf16), and its K/V bytes per cached token (bf16).
-  double weights_bytes() const;
-  double kv_bytes_per_token() const;
+  double weights_bytes() const override;       // bf16
+  double kv_bytes_per_token() const override;  // bf16
 
  private:
   gpu::DsparkModel& drafter(int gamma);
   TransformerShape shape_;
-  int max_requests_;
-  int max_slot_tokens_;
   std::uint64_t seed_;
   std::unique_ptr<gpu::VerifyModel> target_;
   std::map<int, std::unique_ptr<gpu::DsparkModel>> drafters_;  // by gamma (the block size)

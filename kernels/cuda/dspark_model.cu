@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "kernels/cuda/device_stream.cuh"
 #include "kernels/cuda/launchers.cuh"
 #include "kernels/gpu_kernels.hpp"
 
@@ -14,15 +15,11 @@ namespace sparksim::kernels::gpu {
 
 using detail::bf16;
 using detail::DeviceBuffer;
-using detail::download_bf16;
+using detail::require;
 using detail::RowLayout;
 using detail::upload_bf16;
 
 namespace {
-
-void require(bool ok, const char* what) {
-  if (!ok) throw std::invalid_argument(what);
-}
 
 struct DeviceLayer {
   DeviceBuffer<bf16> attn_norm, wqkv, q_norm, k_norm, wo, ffn_norm, w_gate_up, w_down;
@@ -51,14 +48,14 @@ void upload_async(DeviceBuffer<T>& dst, const std::vector<T>& src, cudaStream_t 
 
 }  // namespace
 
-struct DsparkModel::Impl {
+struct DsparkModel::Impl : detail::LayerWorkspace {
   TransformerShape s;
   DraftShape d;
   KvCacheShape cs;
-  cublasHandle_t cublas = nullptr;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
+  detail::DeviceStream queue;
+  const cudaStream_t stream = queue.stream();
+  const cublasHandle_t cublas = queue.cublas();
+  detail::EventTimer timer;
   // The target's embedding and LM head: owned copies (host-uploaded model) or borrowed.
   DeviceBuffer<bf16> own_embed, own_lm_head;
   const bf16* embed = nullptr;
@@ -69,8 +66,8 @@ struct DsparkModel::Impl {
   std::vector<DeviceLayer> layers;
   DeviceBuffer<bf16> k_cache, v_cache;
   // Workspaces.
-  DeviceBuffer<float> x, logits, base, p_draft, conf;
-  DeviceBuffer<bf16> states, normed, qkv, attn, gate_up, act, hidden, w1_rows;
+  DeviceBuffer<float> logits, base, p_draft, conf;  // and the layer workspace
+  DeviceBuffer<bf16> states, hidden, w1_rows;
   DeviceBuffer<int> token_slot, token_pos, token_kv_len, anchors, prev, tokens;
   DeviceBuffer<double> uniforms;
   // The round set by set_draft.
@@ -80,20 +77,9 @@ struct DsparkModel::Impl {
 
   Impl(const TransformerShape& target, const DraftShape& draft, const KvCacheShape& cache)
       : s(target), d(draft) {
-    SPARKSIM_CUDA(cudaStreamCreate(&stream));
-    SPARKSIM_CUBLAS(cublasCreate(&cublas));
-    SPARKSIM_CUBLAS(cublasSetStream(cublas, stream));
-    SPARKSIM_CUDA(cudaEventCreate(&start));
-    SPARKSIM_CUDA(cudaEventCreate(&stop));
     allocate_cache(cache);
   }
-  ~Impl() {
-    if (stream != nullptr) cudaStreamSynchronize(stream);
-    if (start != nullptr) cudaEventDestroy(start);
-    if (stop != nullptr) cudaEventDestroy(stop);
-    if (cublas != nullptr) cublasDestroy(cublas);
-    if (stream != nullptr) cudaStreamDestroy(stream);
-  }
+  ~Impl() { cudaStreamSynchronize(stream); }  // before the buffers are freed
 
   void allocate_cache(const KvCacheShape& cache) {
     cs = cache;
@@ -173,13 +159,8 @@ struct DsparkModel::Impl {
   }
 
   void reserve(std::size_t t) {
-    x.reserve(t * s.hidden);
-    normed.reserve(t * s.hidden);
+    reserve_tokens(s, t);
     hidden.reserve(t * s.hidden);
-    qkv.reserve(t * s.qkv_width());
-    attn.reserve(t * s.q_width());
-    gate_up.reserve(t * 2 * s.ffn);
-    act.reserve(t * s.ffn);
   }
 };
 
@@ -242,8 +223,8 @@ void DsparkModel::upload_kv(const HostKvCache& cache) {
 HostKvCache DsparkModel::download_kv() const {
   HostKvCache out(impl_->cs);
   SPARKSIM_CUDA(cudaStreamSynchronize(impl_->stream));
-  out.k = download_bf16(impl_->k_cache.get(), out.k.size());
-  out.v = download_bf16(impl_->v_cache.get(), out.v.size());
+  out.k = detail::download_bf16(impl_->k_cache.get(), out.k.size());
+  out.v = detail::download_bf16(impl_->v_cache.get(), out.v.size());
   return out;
 }
 
@@ -378,14 +359,7 @@ GpuDraftResult DsparkModel::results() const {
 }
 
 double DsparkModel::run_timed_us() {
-  Impl& m = *impl_;
-  SPARKSIM_CUDA(cudaEventRecord(m.start, m.stream));
-  run();
-  SPARKSIM_CUDA(cudaEventRecord(m.stop, m.stream));
-  SPARKSIM_CUDA(cudaEventSynchronize(m.stop));
-  float ms = 0.0f;
-  SPARKSIM_CUDA(cudaEventElapsedTime(&ms, m.start, m.stop));
-  return 1000.0 * ms;
+  return impl_->timer.time_us(impl_->stream, [this] { run(); });
 }
 
 void DsparkModel::context_update_device(const void* states, const RaggedBatch& rows, void* after) {

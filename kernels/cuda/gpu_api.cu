@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "kernels/cuda/device_stream.cuh"
 #include "kernels/cuda/launchers.cuh"
 #include "kernels/gpu_kernels.hpp"
 
@@ -13,6 +14,7 @@ namespace sparksim::kernels::gpu {
 using detail::bf16;
 using detail::DeviceBuffer;
 using detail::download_bf16;
+using detail::require;
 using detail::RowLayout;
 using detail::upload_bf16;
 
@@ -65,10 +67,6 @@ void gemm_bf16(cublasHandle_t handle, const bf16* a, const bf16* w, void* c, boo
 }  // namespace detail
 
 namespace {
-
-void require(bool ok, const char* what) {
-  if (!ok) throw std::invalid_argument(what);
-}
 
 void require_device() {
   if (device_count() == 0) throw std::runtime_error("no CUDA device");
@@ -260,30 +258,14 @@ CopyBandwidth measure_copy_bandwidth(std::size_t bytes, const SamplingOptions& o
   DeviceBuffer<char> src(bytes);
   DeviceBuffer<char> dst(bytes);
   SPARKSIM_CUDA(cudaMemset(src.get(), 1, bytes));
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-  SPARKSIM_CUDA(cudaEventCreate(&start));
-  SPARKSIM_CUDA(cudaEventCreate(&stop));
-  TimingStats stats;
-  try {
-    stats = sample_until_stable(
-        [&] {
-          SPARKSIM_CUDA(cudaEventRecord(start));
+  detail::EventTimer timer;
+  const TimingStats stats = sample_until_stable(
+      [&] {
+        return timer.time_us(nullptr, [&] {
           SPARKSIM_CUDA(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice));
-          SPARKSIM_CUDA(cudaEventRecord(stop));
-          SPARKSIM_CUDA(cudaEventSynchronize(stop));
-          float ms = 0.0f;
-          SPARKSIM_CUDA(cudaEventElapsedTime(&ms, start, stop));
-          return 1000.0 * ms;
-        },
-        options);
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+        });
+      },
+      options);
   // Read plus write, as model_shapes.json's copy_tb_s_measured_read_plus_write.
   return {2.0 * static_cast<double>(bytes) / (stats.mean_us * 1e-6) / 1e9, stats};
 }

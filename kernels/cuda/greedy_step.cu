@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernels/cuda/device_stream.cuh"
 #include "kernels/cuda/launchers.cuh"
 #include "kernels/gpu_kernels.hpp"
 
@@ -17,20 +18,16 @@ struct GreedyStepRunner::Impl {
   VerifyModel& target;
   DsparkModel& drafter;
   DraftShape shape;
-  cudaEvent_t start = nullptr, drafted = nullptr, stop = nullptr;
+  detail::EventTimer timer;
+  cudaEvent_t drafted = nullptr;
   DeviceBuffer<int> cu, argmax, accepted, committed;
   double last_us = 0.0;
 
   Impl(VerifyModel& t, DsparkModel& d, const DraftShape& s) : target(t), drafter(d), shape(s) {
-    SPARKSIM_CUDA(cudaEventCreate(&start));
     SPARKSIM_CUDA(cudaEventCreateWithFlags(&drafted, cudaEventDisableTiming));
-    SPARKSIM_CUDA(cudaEventCreate(&stop));
   }
   ~Impl() {
-    if (stop != nullptr) cudaEventSynchronize(stop);
-    if (start != nullptr) cudaEventDestroy(start);
     if (drafted != nullptr) cudaEventDestroy(drafted);
-    if (stop != nullptr) cudaEventDestroy(stop);
   }
 };
 
@@ -90,7 +87,7 @@ std::vector<StepOutcome> GreedyStepRunner::step(std::vector<SpecRequest>& reques
                                 batch.cu_seqlens.size() * sizeof(int), cudaMemcpyHostToDevice, ts));
 
   // Draft.
-  SPARKSIM_CUDA(cudaEventRecord(m.start, ds));
+  m.timer.start(ds);
   m.drafter.run();
   SPARKSIM_CUDA(cudaEventRecord(m.drafted, ds));
   // Verify the drafts, accept, commit.
@@ -102,11 +99,8 @@ std::vector<StepOutcome> GreedyStepRunner::step(std::vector<SpecRequest>& reques
                                m.committed.get(), ts);
   // The drafter's context: every verified row's captured states, after the verify stream.
   m.drafter.context_update_device(tv.states, batch, tv.stream);
-  SPARKSIM_CUDA(cudaEventRecord(m.stop, ds));
-  SPARKSIM_CUDA(cudaEventSynchronize(m.stop));
-  float ms = 0.0f;
-  SPARKSIM_CUDA(cudaEventElapsedTime(&ms, m.start, m.stop));
-  m.last_us = 1000.0 * ms;
+  m.timer.stop(ds);
+  m.last_us = m.timer.elapsed_us();
 
   const std::vector<int> accepted = m.accepted.download(static_cast<std::size_t>(r_count));
   const std::vector<int> committed = m.committed.download(static_cast<std::size_t>(r_count));

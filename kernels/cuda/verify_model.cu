@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "kernels/cuda/device_stream.cuh"
 #include "kernels/cuda/launchers.cuh"
 #include "kernels/gpu_kernels.hpp"
 #include "kernels/verify_rows.hpp"
@@ -18,13 +19,10 @@ namespace sparksim::kernels::gpu {
 
 using detail::bf16;
 using detail::DeviceBuffer;
+using detail::require;
 using detail::RowLayout;
 
 namespace {
-
-void require(bool ok, const char* what) {
-  if (!ok) throw std::invalid_argument(what);
-}
 
 // cuBLAS's recommended workspace on Hopper; set once, so capture never allocates.
 constexpr std::size_t kCublasWorkspaceBytes = std::size_t{32} << 20;
@@ -85,15 +83,15 @@ struct Staging {
 
 }  // namespace
 
-struct VerifyModel::Impl {
+struct VerifyModel::Impl : detail::LayerWorkspace {
   TransformerShape shape;
-  KvCacheShape cache_shape;   // the caller's
-  KvCacheShape device_cache;  // plus the spare slot
-  cublasHandle_t cublas = nullptr;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-  DeviceBuffer<char> cublas_workspace;
+  KvCacheShape cache_shape;             // the caller's
+  KvCacheShape device_cache;            // plus the spare slot
+  DeviceBuffer<char> cublas_workspace;  // before the handle, so it outlives it
+  detail::DeviceStream queue;
+  const cudaStream_t stream = queue.stream();
+  const cublasHandle_t cublas = queue.cublas();
+  detail::EventTimer timer;
 
   struct Layer {
     DeviceBuffer<bf16> attn_norm, wqkv, q_norm, k_norm, wo, ffn_norm, w_gate_up, w_down;
@@ -105,10 +103,9 @@ struct VerifyModel::Impl {
 
   // Fixed-capacity buffers (capacity tokens each).
   int capacity = 0;
-  DeviceBuffer<int> index_block;  // kIndexArrays x capacity
-  DeviceBuffer<float> x, x_rows, logits;
-  DeviceBuffer<bf16> normed, qkv, attn, gate_up, act;
-  DeviceBuffer<bf16> states;  // [capacity x capture_layers * hidden]
+  DeviceBuffer<int> index_block;       // kIndexArrays x capacity
+  DeviceBuffer<float> x_rows, logits;  // and the layer workspace
+  DeviceBuffer<bf16> states;           // [capacity x capture_layers * hidden]
   std::vector<int> capture_layers;
   DeviceBuffer<char> l2_flush;
   Staging staging[2];
@@ -125,25 +122,14 @@ struct VerifyModel::Impl {
   std::map<int, cudaGraphExec_t> graphs;
 
   Impl(const TransformerShape& s, const KvCacheShape& cache) : shape(s) {
-    // A blocking stream: the weight and cache uploads (cudaMemcpy on the legacy stream) are
-    // ordered before its work.
-    SPARKSIM_CUDA(cudaStreamCreate(&stream));
-    SPARKSIM_CUBLAS(cublasCreate(&cublas));
-    SPARKSIM_CUBLAS(cublasSetStream(cublas, stream));
     cublas_workspace.resize(kCublasWorkspaceBytes);
     SPARKSIM_CUBLAS(cublasSetWorkspace(cublas, cublas_workspace.get(), kCublasWorkspaceBytes));
-    SPARKSIM_CUDA(cudaEventCreate(&start));
-    SPARKSIM_CUDA(cudaEventCreate(&stop));
     layers.resize(static_cast<std::size_t>(s.layers));
     allocate_cache(cache);
   }
   ~Impl() {
-    if (stream != nullptr) cudaStreamSynchronize(stream);
+    cudaStreamSynchronize(stream);
     drop_graphs();
-    if (start != nullptr) cudaEventDestroy(start);
-    if (stop != nullptr) cudaEventDestroy(stop);
-    if (cublas != nullptr) cublasDestroy(cublas);
-    if (stream != nullptr) cudaStreamDestroy(stream);
   }
 
   void drop_graphs() {
@@ -172,13 +158,8 @@ struct VerifyModel::Impl {
     const auto t = static_cast<std::size_t>(tokens);
     const TransformerShape& s = shape;
     index_block.resize(kIndexArrays * t);
-    x.resize(t * s.hidden);
+    reserve_tokens(s, t);
     x_rows.resize(t * s.hidden);
-    normed.resize(t * s.hidden);
-    qkv.resize(t * s.qkv_width());
-    attn.resize(t * s.q_width());
-    gate_up.resize(t * 2 * s.ffn);
-    act.resize(t * s.ffn);
     logits.resize(t * s.vocab);
     states.resize(t * capture_layers.size() * s.hidden);
   }
@@ -503,13 +484,7 @@ double VerifyModel::run_timed_us(std::size_t l2_flush_bytes) {
     // Outside the timed region, so every sample streams its weights from HBM.
     SPARKSIM_CUDA(cudaMemsetAsync(m.l2_flush.get(), 0, l2_flush_bytes, m.stream));
   }
-  SPARKSIM_CUDA(cudaEventRecord(m.start, m.stream));
-  run();
-  SPARKSIM_CUDA(cudaEventRecord(m.stop, m.stream));
-  SPARKSIM_CUDA(cudaEventSynchronize(m.stop));
-  float ms = 0.0f;
-  SPARKSIM_CUDA(cudaEventElapsedTime(&ms, m.start, m.stop));
-  return 1000.0 * ms;
+  return m.timer.time_us(m.stream, [this] { run(); });
 }
 
 TimingStats VerifyModel::time_run(const SamplingOptions& options, std::size_t l2_flush_bytes) {

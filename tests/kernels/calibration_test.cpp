@@ -20,9 +20,10 @@ namespace {
 // Cost = 10 + 2 per token + 0.01 per (query, context) pair, draft = 5 per request per gamma.
 class LinearFakeBackend : public StepBackend {
  public:
+  LinearFakeBackend() : StepBackend(4, 100) {}
   std::string device() const override { return "fake"; }
-  int max_requests() const override { return 4; }
-  int max_slot_tokens() const override { return 100; }
+  double weights_bytes() const override { return 0; }
+  double kv_bytes_per_token() const override { return 0; }
   double verify_us(const VerifyBatch& b) override {
     const BatchFeatures f = features_of(b);
     return 10 + 2.0 * (f.verify_tokens + f.prefill_tokens) +

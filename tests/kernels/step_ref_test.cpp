@@ -14,6 +14,7 @@
 #include "kernels/reference/ops_ref.hpp"
 #include "kernels/reference/rejection_ref.hpp"
 #include "kernels/reference/verify_forward_ref.hpp"
+#include "tests/kernels/tiny_model_fixture.hpp"
 
 namespace sparksim::kernels {
 namespace {
@@ -21,12 +22,10 @@ namespace {
 const TransformerShape kShape = tiny_qwen3_shape();
 
 const TargetWeights& target() {
-  static const TargetWeights w = make_random_target_weights(kShape, 21, 0.1);
-  return w;
+  return test::tiny_target(21);
 }
 const DraftWeights& drafter() {
-  static const DraftWeights w = make_random_draft_weights(kShape, tiny_dspark_shape(), 21, 0.1);
-  return w;
+  return test::tiny_drafter(21);
 }
 
 KvCacheShape target_cache_shape() {
@@ -42,18 +41,16 @@ int argmax_row(const std::vector<double>& logits, int row) {
   return static_cast<int>(std::max_element(begin, begin + v) - begin);
 }
 
-RaggedBatch single(const std::vector<int>& toks, int context, int slot) {
-  return {toks, {0, static_cast<int>(toks.size())}, {context}, {slot}};
-}
+using test::single_request;
 
 // The target alone, one token at a time after the prompt.
 std::vector<int> greedy_decode(const std::vector<int>& prompt, int n) {
   HostKvCache cache(target_cache_shape());
-  std::vector<double> logits = verify_forward_ref(target(), single(prompt, 0, 0), cache);
+  std::vector<double> logits = verify_forward_ref(target(), single_request(prompt, 0, 0), cache);
   std::vector<int> out = {argmax_row(logits, static_cast<int>(prompt.size()) - 1)};
   while (static_cast<int>(out.size()) < n) {
     const int ctx = static_cast<int>(prompt.size() + out.size()) - 1;
-    logits = verify_forward_ref(target(), single({out.back()}, ctx, 0), cache);
+    logits = verify_forward_ref(target(), single_request({out.back()}, ctx, 0), cache);
     out.push_back(argmax_row(logits, 0));
   }
   return out;
@@ -64,7 +61,7 @@ SpecRequest prefill(const std::vector<int>& prompt, int slot, HostKvCache& targe
                     HostKvCache* draft_cache) {
   const std::vector<int> head(prompt.begin(), prompt.end() - 1);
   ForwardCapture capture{tiny_dspark_shape().target_layer_ids, {}};
-  verify_forward_ref(target(), single(head, 0, slot), target_cache, &capture);
+  verify_forward_ref(target(), single_request(head, 0, slot), target_cache, &capture);
   if (draft_cache != nullptr) {
     dspark_context_update_ref(drafter(), kShape, capture.states.data(),
                               static_cast<int>(head.size()), 0, slot, *draft_cache);
@@ -136,7 +133,7 @@ TEST_CASE("drafts drawn from the target's own distribution are always accepted",
       std::vector<int> toks = {requests[0].anchor};
       toks.insert(toks.end(), drafts.begin(), drafts.end());
       const std::vector<double> logits =
-          verify_forward_ref(target(), single(toks, requests[0].context_len, 0), scratch);
+          verify_forward_ref(target(), single_request(toks, requests[0].context_len, 0), scratch);
       std::vector<double> p(v);
       softmax_ref(logits.data() + k * v, kShape.vocab, 0.8, p.data());
       drafts.push_back(
