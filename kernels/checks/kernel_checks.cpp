@@ -74,6 +74,58 @@ CheckResult check_kv_append(Inputs& in) {
                          tol::kKvAppendMaxRel);
 }
 
+// The fused kernel against the composition of the references: qk_norm_rope_ref per token, then
+// the cache write. Queries and appended keys by kFusedQkNormRopeMaxRel; the whole cache, the
+// appended keys taken from the kernel, exactly (values copied, nothing else touched).
+CheckResult check_qk_norm_rope_kv(Inputs& in) {
+  const int q_heads = 4;
+  const KvCacheShape shape{2, 3, 600, 2, 128};
+  const int hd = shape.head_dim;
+  const int kv_width = shape.kv_heads * hd;
+  const int row = (q_heads + 2 * shape.kv_heads) * hd;
+  const HostKvCache before = random_cache(in, shape);
+  const RaggedBatch batch = make_batch({0, 37, 520}, {1, 5, 8}, {1, 2, 0}, in, 10);
+  const auto qkv = in.normal(static_cast<std::size_t>(batch.total_tokens()) * row, 3.0);
+  const auto q_norm = in.normal(static_cast<std::size_t>(hd), 0.1, 1.0);
+  const auto k_norm = in.normal(static_cast<std::size_t>(hd), 0.1, 1.0);
+  const double eps = 1e-6;
+  const double theta = 1e6;
+  HostKvCache got_cache = before;
+  const std::vector<float> got_q =
+      gpu::qk_norm_rope_kv_append(qkv, q_norm, k_norm, batch, 1, q_heads, eps, theta, got_cache);
+  std::vector<double> ref = widen(qkv);
+  std::vector<double> want_q;
+  std::vector<double> want_k;
+  std::vector<float> got_k;
+  HostKvCache want_cache = before;
+  const std::vector<int> pos = batch.positions();
+  const std::vector<int> req = batch.request_of_token();
+  for (int t = 0; t < batch.total_tokens(); ++t) {
+    double* r = ref.data() + static_cast<std::ptrdiff_t>(t) * row;
+    qk_norm_rope_ref(r, q_norm.data(), k_norm.data(), q_heads, shape.kv_heads, hd, pos[t], eps,
+                     theta);
+    want_q.insert(want_q.end(), r, r + q_heads * hd);
+    want_k.insert(want_k.end(), r + q_heads * hd, r + q_heads * hd + kv_width);
+    const auto at = static_cast<std::ptrdiff_t>(shape.offset(1, batch.slots[req[t]], pos[t]));
+    const auto* v = qkv.data() + static_cast<std::ptrdiff_t>(t) * row + q_heads * hd + kv_width;
+    std::copy(v, v + kv_width, want_cache.v.begin() + at);
+    const auto k = got_cache.k.begin() + at;
+    got_k.insert(got_k.end(), k, k + kv_width);
+    std::copy(k, k + kv_width, want_cache.k.begin() + at);
+  }
+  const CheckResult q =
+      compare_max_rel("qk_norm_rope_kv", got_q, want_q, tol::kFusedQkNormRopeMaxRel);
+  const CheckResult k =
+      compare_max_rel("qk_norm_rope_kv", got_k, want_k, tol::kFusedQkNormRopeMaxRel);
+  CheckResult r = q.error >= k.error ? q : k;
+  r.detail = (q.error >= k.error ? "queries: " : "keys: ") + r.detail;
+  const CheckResult rest = compare_max_rel("qk_norm_rope_kv", kv_values(got_cache),
+                                           widen(kv_values(want_cache)), tol::kKvAppendMaxRel);
+  if (!rest.passed) add_failure(r, "values or untouched cache entries: " + rest.detail);
+  if (!q.passed || !k.passed) r.passed = false;
+  return r;
+}
+
 CheckResult check_attention(Inputs& in) {
   const KvCacheShape shape{1, 3, 600, 2, 128};
   const int q_heads = 4;
@@ -162,11 +214,21 @@ CheckResult check_rejection(Inputs& in) {
 }  // namespace checks
 
 const std::vector<std::string>& kernel_check_names() {
-  static const std::vector<std::string> names = {
-      "rms_norm",       "rope",         "kv_append",      "attention",
-      "swiglu",         "gemm",         "softmax",        "rejection",
-      "verify_forward", "dspark_draft", "device_weights", "dspark_device_weights",
-      "greedy_step"};
+  static const std::vector<std::string> names = {"rms_norm",
+                                                 "rope",
+                                                 "kv_append",
+                                                 "qk_norm_rope_kv",
+                                                 "attention",
+                                                 "swiglu",
+                                                 "gemm",
+                                                 "softmax",
+                                                 "rejection",
+                                                 "verify_forward",
+                                                 "dspark_draft",
+                                                 "device_weights",
+                                                 "dspark_device_weights",
+                                                 "greedy_step",
+                                                 "sampled_step"};
   return names;
 }
 
@@ -176,6 +238,7 @@ CheckResult run_kernel_check(const std::string& name, std::uint64_t seed) {
   if (name == "rms_norm") return check_rms_norm(in);
   if (name == "rope") return check_rope(in);
   if (name == "kv_append") return check_kv_append(in);
+  if (name == "qk_norm_rope_kv") return check_qk_norm_rope_kv(in);
   if (name == "attention") return check_attention(in);
   if (name == "swiglu") return check_swiglu(in);
   if (name == "gemm") return check_gemm(in);
@@ -186,6 +249,7 @@ CheckResult run_kernel_check(const std::string& name, std::uint64_t seed) {
   if (name == "device_weights") return check_device_weights(in, seed);
   if (name == "dspark_device_weights") return check_dspark_device_weights(in, seed);
   if (name == "greedy_step") return check_greedy_step(in, seed);
+  if (name == "sampled_step") return check_sampled_step(in, seed);
   std::string valid;
   for (const auto& n : kernel_check_names()) valid += (valid.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown kernel check '" + name + "'; valid: " + valid);

@@ -12,8 +12,8 @@
 
 namespace sparksim::kernels {
 
-// rms_norm, rope, kv_append, attention, swiglu, gemm, softmax, rejection, verify_forward,
-// dspark_draft, device_weights, dspark_device_weights, greedy_step.
+// rms_norm, rope, kv_append, qk_norm_rope_kv, attention, swiglu, gemm, softmax, rejection,
+// verify_forward, dspark_draft, device_weights, dspark_device_weights, greedy_step, sampled_step.
 const std::vector<std::string>& kernel_check_names();
 
 // Runs one comparison; std::invalid_argument for an unknown name (listing the valid ones),

@@ -13,5 +13,6 @@ CheckResult check_device_weights(Inputs& in, std::uint64_t seed);
 CheckResult check_dspark_device_weights(Inputs& in, std::uint64_t seed);
 CheckResult check_dspark_draft(Inputs& in, std::uint64_t seed);
 CheckResult check_greedy_step(Inputs& in, std::uint64_t seed);
+CheckResult check_sampled_step(Inputs& in, std::uint64_t seed);
 
 }  // namespace sparksim::kernels::checks

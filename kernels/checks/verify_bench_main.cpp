@@ -109,10 +109,13 @@ int main(int argc, char** argv) {
         max_requests, ds.block_size, context, step_us[step_us.size() / 2], step_us.front(),
         step_us.back());
     // The Markov head's share of a drafter round (issue 22's target: <= 2% at R = 128, gamma 7):
-    // the same round with (DSpark) and without (dflash) the head and the confidence.
+    // the same round with (DSpark) and without (dflash) the head and the confidence, each the
+    // median of 9 CUDA-event samples after 2. One parseable line, which gpu_calibrate.sh keeps.
     const int round_requests = 128;
+    DraftShape round_shape = ds;
+    round_shape.block_size = 7;
     const KvCacheShape rcs{ds.layers, round_requests, context + 64, shape.kv_heads, shape.head_dim};
-    gpu::DsparkModel round_drafter(step_target, ds, 3, 0.02, rcs);
+    gpu::DsparkModel round_drafter(step_target, round_shape, 3, 0.02, rcs);
     const auto median_round_us = [&](bool markov) {
       DraftRequest request;
       for (int r = 0; r < round_requests; ++r) {
@@ -133,9 +136,9 @@ int main(int argc, char** argv) {
     const double with_head = median_round_us(true);
     const double without_head = median_round_us(false);
     std::printf(
-        "drafter round, R = %d, gamma %d, context %d: dspark %.1f us, dflash %.1f us, "
-        "Markov head + confidence %.2f%% of the round\n",
-        round_requests, ds.block_size, context, with_head, without_head,
+        "markov_share: R=%d gamma=%d context=%d dspark_round_us=%.1f dflash_round_us=%.1f "
+        "markov_head_share_pct=%.2f target_pct=2 (CUDA events, median of 9)\n",
+        round_requests, round_shape.block_size, context, with_head, without_head,
         100.0 * (with_head - without_head) / with_head);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sparksim_verify_bench: %s\n", e.what());

@@ -56,6 +56,7 @@ struct DsparkModel::Impl : detail::LayerWorkspace {
   const cudaStream_t stream = queue.stream();
   const cublasHandle_t cublas = queue.cublas();
   detail::EventTimer timer;
+  detail::EventTimer markov_timer;  // around the Markov-head loop of every run
   // The target's embedding and LM head: owned copies (host-uploaded model) or borrowed.
   DeviceBuffer<bf16> own_embed, own_lm_head;
   const bf16* embed = nullptr;
@@ -141,21 +142,10 @@ struct DsparkModel::Impl : detail::LayerWorkspace {
     const int hd = s.head_dim;
     detail::gemm_bf16(cublas, input, w.wqkv.get(), qkv.get(), false, t_count, s.qkv_width(),
                       s.hidden, 0.0f);
-    const RowLayout q_rows{s.q_heads, s.qkv_width(), 0};
-    const RowLayout k_rows{s.kv_heads, s.qkv_width(), s.q_width()};
-    const auto eps = static_cast<float>(s.rms_eps);
-    detail::launch_rms_norm<bf16>(qkv.get(), q_rows, w.q_norm.get(), t_count * s.q_heads, hd, eps,
-                                  qkv.get(), q_rows, stream);
-    detail::launch_rms_norm<bf16>(qkv.get(), k_rows, w.k_norm.get(), t_count * s.kv_heads, hd, eps,
-                                  qkv.get(), k_rows, stream);
-    detail::launch_rope(qkv.get(), q_rows, token_pos.get(), t_count * s.q_heads, hd, s.rope_theta,
-                        stream);
-    detail::launch_rope(qkv.get(), k_rows, token_pos.get(), t_count * s.kv_heads, hd, s.rope_theta,
-                        stream);
-    detail::launch_kv_append(qkv.get() + s.q_width(), qkv.get() + s.q_width() + s.kv_width(),
-                             s.qkv_width(), t_count, token_slot.get(), token_pos.get(),
-                             k_cache.get(), v_cache.get(), cs.offset(l, 0, 0), slot_stride(),
-                             s.kv_width(), stream);
+    detail::launch_qk_norm_rope_kv_append(
+        qkv.get(), t_count, s.q_heads, s.kv_heads, hd, w.q_norm.get(), w.k_norm.get(),
+        static_cast<float>(s.rms_eps), s.rope_theta, token_slot.get(), token_pos.get(),
+        k_cache.get(), v_cache.get(), cs.offset(l, 0, 0), slot_stride(), stream);
   }
 
   void reserve(std::size_t t) {
@@ -325,6 +315,7 @@ void DsparkModel::run() {
                                  m.hidden.get(), hidden_rows, st);
   detail::gemm_bf16(m.cublas, m.hidden.get(), m.lm_head, m.base.get(), true, t_count, s.vocab,
                     s.hidden, 0.0f);
+  m.markov_timer.start(st);
   SPARKSIM_CUDA(cudaMemcpyAsync(m.logits.get(), m.base.get(), t_count * v * sizeof(float),
                                 cudaMemcpyDeviceToDevice, st));
   const int rank = m.d.markov_rank;
@@ -342,6 +333,11 @@ void DsparkModel::run() {
                                  m.temperature > 0 ? m.uniforms.get() : nullptr, m.p_draft.get(),
                                  m.tokens.get(), m.prev.get(), st);
   }
+  m.markov_timer.stop(st);
+}
+
+double DsparkModel::last_markov_loop_us() const {
+  return impl_->markov_timer.elapsed_us();
 }
 
 GpuDraftResult DsparkModel::results() const {
@@ -390,7 +386,7 @@ void DsparkModel::context_update_device(const void* states, const RaggedBatch& r
 }
 
 DsparkModel::DeviceView DsparkModel::device_view() const {
-  return {impl_->stream, impl_->tokens.get(), impl_->d.block_size};
+  return {impl_->stream, impl_->tokens.get(), impl_->p_draft.get(), impl_->d.block_size};
 }
 
 GpuDraftResult DsparkModel::draft(const std::vector<int>& anchors,

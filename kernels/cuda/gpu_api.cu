@@ -168,6 +168,47 @@ void kv_append(const std::vector<float>& k_new, const std::vector<float>& v_new,
   cache.v = download_bf16(cv.get(), cache.v.size());
 }
 
+std::vector<float> qk_norm_rope_kv_append(const std::vector<float>& qkv,
+                                          const std::vector<float>& q_norm,
+                                          const std::vector<float>& k_norm,
+                                          const RaggedBatch& batch, int layer, int q_heads,
+                                          double eps, double theta, HostKvCache& cache) {
+  const KvCacheShape& cs = cache.shape;
+  const int hd = cs.head_dim;
+  const int kv_width = cs.kv_heads * hd;
+  batch.validate(cs, 1 << 30);
+  require(layer >= 0 && layer < cs.layers, "qk_norm_rope_kv_append: layer out of range");
+  require(q_heads > 0 && hd % 2 == 0 && q_norm.size() == static_cast<std::size_t>(hd) &&
+              k_norm.size() == q_norm.size(),
+          "qk_norm_rope_kv_append: q_heads > 0, head_dim even, gains of head_dim values");
+  const auto row = static_cast<std::size_t>(q_heads) * hd + 2 * static_cast<std::size_t>(kv_width);
+  require(qkv.size() == static_cast<std::size_t>(batch.total_tokens()) * row,
+          "qk_norm_rope_kv_append: qkv must be tokens x (q_heads + 2 kv_heads) x head_dim");
+  require_device();
+  const TokenIndex index(batch);
+  DeviceBuffer<bf16> dqkv, dq_norm, dk_norm, ck, cv;
+  upload_bf16(dqkv, qkv);
+  upload_bf16(dq_norm, q_norm);
+  upload_bf16(dk_norm, k_norm);
+  upload_bf16(ck, cache.k);
+  upload_bf16(cv, cache.v);
+  auto dslot = to_device(index.slot);
+  auto dpos = to_device(index.pos);
+  detail::launch_qk_norm_rope_kv_append(
+      dqkv.get(), batch.total_tokens(), q_heads, cs.kv_heads, hd, dq_norm.get(), dk_norm.get(),
+      static_cast<float>(eps), theta, dslot.get(), dpos.get(), ck.get(), cv.get(),
+      cs.offset(layer, 0, 0), static_cast<long long>(cs.max_tokens) * kv_width, nullptr);
+  cache.k = download_bf16(ck.get(), cache.k.size());
+  cache.v = download_bf16(cv.get(), cache.v.size());
+  const std::vector<float> rows = download_bf16(dqkv.get(), qkv.size());
+  std::vector<float> q;
+  const std::size_t q_width = static_cast<std::size_t>(q_heads) * hd;
+  for (std::size_t t = 0; t < static_cast<std::size_t>(batch.total_tokens()); ++t) {
+    q.insert(q.end(), rows.begin() + t * row, rows.begin() + t * row + q_width);
+  }
+  return q;
+}
+
 std::vector<float> ragged_attention(const std::vector<float>& q, const HostKvCache& cache,
                                     int layer, const RaggedBatch& batch, int q_heads) {
   const KvCacheShape& cs = cache.shape;
@@ -245,7 +286,7 @@ RejectionResult rejection_verify(const RejectionBatch& b) {
   DeviceBuffer<int> accepted(static_cast<std::size_t>(requests));
   DeviceBuffer<int> committed(static_cast<std::size_t>(requests));
   detail::launch_rejection(cu.get(), requests, b.vocab, pt.get(), pd.get(), tokens.get(), au.get(),
-                           su.get(), accepted.get(), committed.get(), nullptr);
+                           su.get(), 0, accepted.get(), committed.get(), nullptr);
   RejectionResult out;
   out.accepted = accepted.download(accepted.size());
   out.committed = committed.download(committed.size());

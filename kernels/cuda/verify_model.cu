@@ -201,8 +201,6 @@ struct VerifyModel::Impl : detail::LayerWorkspace {
     const int hd = s.head_dim;
     const int kv_width = s.kv_width();
     const RowLayout hidden_rows{1, s.hidden, 0};
-    const RowLayout q_rows{s.q_heads, s.qkv_width(), 0};
-    const RowLayout k_rows{s.kv_heads, s.qkv_width(), s.q_width()};
     const long long slot_stride = static_cast<long long>(cs.max_tokens) * kv_width;
     const int* tokens = index(0);
     const int* token_slot = index(1);
@@ -216,15 +214,10 @@ struct VerifyModel::Impl : detail::LayerWorkspace {
                                      eps, normed.get(), hidden_rows, st);
       detail::gemm_bf16(cb, normed.get(), w.wqkv.get(), qkv.get(), false, t_count, s.qkv_width(),
                         s.hidden, 0.0f);
-      detail::launch_rms_norm<bf16>(qkv.get(), q_rows, w.q_norm.get(), t_count * s.q_heads, hd, eps,
-                                    qkv.get(), q_rows, st);
-      detail::launch_rms_norm<bf16>(qkv.get(), k_rows, w.k_norm.get(), t_count * s.kv_heads, hd,
-                                    eps, qkv.get(), k_rows, st);
-      detail::launch_rope(qkv.get(), q_rows, token_pos, t_count * s.q_heads, hd, s.rope_theta, st);
-      detail::launch_rope(qkv.get(), k_rows, token_pos, t_count * s.kv_heads, hd, s.rope_theta, st);
-      detail::launch_kv_append(qkv.get() + s.q_width(), qkv.get() + s.q_width() + kv_width,
-                               s.qkv_width(), t_count, token_slot, token_pos, k_cache.get(),
-                               v_cache.get(), cs.offset(l, 0, 0), slot_stride, kv_width, st);
+      detail::launch_qk_norm_rope_kv_append(qkv.get(), t_count, s.q_heads, s.kv_heads, hd,
+                                            w.q_norm.get(), w.k_norm.get(), eps, s.rope_theta,
+                                            token_slot, token_pos, k_cache.get(), v_cache.get(),
+                                            cs.offset(l, 0, 0), slot_stride, st);
       detail::launch_ragged_attention(qkv.get(), s.qkv_width(), k_cache.get(), v_cache.get(),
                                       cs.offset(l, 0, 0), slot_stride, kv_width, token_slot,
                                       token_kv_len, t_count, s.q_heads, s.q_heads / s.kv_heads, hd,
