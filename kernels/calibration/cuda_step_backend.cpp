@@ -1,6 +1,10 @@
 // CUDA backend: verify forwards and drafter rounds on the device models, event-timed.
 #include "kernels/calibration/cuda_step_backend.hpp"
 
+#include <algorithm>
+
+#include "common/rng.hpp"
+
 namespace sparksim::kernels {
 
 namespace {
@@ -85,6 +89,44 @@ double CudaStepBackend::draft_us(const DraftBatch& batch) {
   gpu::DsparkModel& model = drafter(batch.gamma);
   model.set_draft(request);
   return model.run_timed_us();
+}
+
+double CudaStepBackend::engine_step_us(const DraftBatch& batch, int verify_len,
+                                       double sampled_temperature) {
+  check_capacity(batch);
+  const int r_count = static_cast<int>(batch.contexts.size());
+  if (r_count < 1 || !batch.markov) {
+    throw std::invalid_argument("engine step: at least one request, DSpark (markov) drafts");
+  }
+  for (int c : batch.contexts) {
+    if (c + batch.gamma + 1 > max_slot_tokens()) {
+      throw std::invalid_argument("engine step: context + gamma + 1 overflows a slot");
+    }
+  }
+  std::vector<SpecRequest> requests;
+  for (int r = 0; r < r_count; ++r) {
+    requests.push_back({r, batch.contexts[r], batch.contexts[r] * 7919 % shape_.vocab});
+  }
+  const std::vector<int> lengths(requests.size(), std::clamp(verify_len, 0, batch.gamma));
+  DraftShape d = calibration_draft_shape(shape_);
+  d.block_size = batch.gamma;
+  gpu::GreedyStepRunner runner(*target_, drafter(batch.gamma), d);
+  if (sampled_temperature > 0) {
+    StepSampling sampling;
+    sampling.temperature = sampled_temperature;
+    const std::uint64_t key = derive_seed(seed_, 0x5a3d);
+    const auto draw = [&] { return counter_uniform(key, uniform_counter_++); };
+    for (int i = 0; i < r_count * batch.gamma; ++i) {
+      sampling.draft_uniforms.push_back(draw());
+      sampling.accept_uniforms.push_back(draw());
+    }
+    for (int r = 0; r < r_count; ++r) sampling.sample_uniforms.push_back(draw());
+    runner.step(requests, lengths, sampling);
+  } else {
+    runner.step(requests, lengths);
+  }
+  target_->set_capture_layers({});  // verify_us measures the forward alone again
+  return runner.last_step_us();
 }
 
 }  // namespace sparksim::kernels

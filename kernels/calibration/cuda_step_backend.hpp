@@ -37,11 +37,19 @@ class CudaStepBackend : public StepBackend {
   double draft_us(const DraftBatch& batch) override;
   double weights_bytes() const override;       // bf16
   double kv_bytes_per_token() const override;  // bf16
+  // One engine step on the device (gpu::GreedyStepRunner: draft -> verify -> accept -> commit ->
+  // context update) for the requests of `batch` (its gamma and contexts, DSpark), each verifying
+  // min(verify_len, gamma) drafts: greedy verification, or with sampled_temperature > 0
+  // rejection sampling (lossless) at that temperature, its uniforms drawn from the backend's
+  // seed (counter_uniform, a fresh counter range per call). One sample of the step's device time
+  // in microseconds. The target stores the drafter's layers only during the call.
+  double engine_step_us(const DraftBatch& batch, int verify_len, double sampled_temperature = 0);
 
  private:
   gpu::DsparkModel& drafter(int gamma);
   TransformerShape shape_;
   std::uint64_t seed_;
+  std::uint64_t uniform_counter_ = 0;
   std::unique_ptr<gpu::VerifyModel> target_;
   std::map<int, std::unique_ptr<gpu::DsparkModel>> drafters_;  // by gamma (the block size)
 };

@@ -209,6 +209,9 @@ TEST_CASE("CudaStepBackend: NoCudaDevice without a device, positive event times 
   CHECK(cuda.verify_us(decode) > 0);
   CHECK(cuda.verify_us(prefill) > 0);
   CHECK(cuda.draft_us(DraftBatch{4, true, {8, 20}}) > 0);
+  CHECK(cuda.engine_step_us(DraftBatch{4, true, {8, 20}}, 3) > 0);
+  CHECK(cuda.engine_step_us(DraftBatch{4, true, {8, 20}}, 3, 0.8) > 0);
+  CHECK_THROWS_AS(cuda.engine_step_us(DraftBatch{4, true, {60}}, 3), std::invalid_argument);
   CHECK_THROWS_AS(cuda.verify_us(VerifyBatch{{{0, 1, false}, {0, 1, false}, {0, 1, false}}}),
                   std::invalid_argument);
 }
