@@ -205,6 +205,24 @@ struct StepSetting {
   }
 };
 
+// A device model with `cache` uploaded into it.
+template <class Model>
+Model& with_cache(Model& model, const HostKvCache& cache) {
+  model.upload_kv(cache);
+  return model;
+}
+
+// The setting's models on the device (caches uploaded) and the step runner over them.
+struct DeviceStep {
+  gpu::VerifyModel target;
+  gpu::DsparkModel drafter;
+  gpu::GreedyStepRunner runner;
+  explicit DeviceStep(const StepSetting& s)
+      : target(s.tw, s.target_cache.shape),
+        drafter(s.tw, s.dw, s.draft_cache.shape),
+        runner(with_cache(target, s.target_cache), with_cache(drafter, s.draft_cache), s.ds) {}
+};
+
 // K then V of positions [0, len) of `slot`, every layer.
 std::vector<float> slot_prefix(const HostKvCache& c, int slot, int len) {
   std::vector<float> out;
@@ -263,21 +281,17 @@ CheckResult check_greedy_step(Inputs& in, std::uint64_t seed) {
   HostKvCache scratch = s.target_cache;
   const std::vector<double> logits = verify_forward_ref(s.tw, batch, scratch);
 
-  gpu::VerifyModel target(s.tw, s.target_cache.shape);
-  gpu::DsparkModel drafter(s.tw, s.dw, s.draft_cache.shape);
-  target.upload_kv(s.target_cache);
-  drafter.upload_kv(s.draft_cache);
-  gpu::GreedyStepRunner runner(target, drafter, s.ds);
+  DeviceStep dev(s);
   std::vector<SpecRequest> got_requests = s.requests;
-  const std::vector<StepOutcome> got = runner.step(got_requests, s.lengths);
+  const std::vector<StepOutcome> got = dev.runner.step(got_requests, s.lengths);
   std::vector<SpecRequest> want_requests = s.requests;
   HostKvCache want_target = s.target_cache;
   HostKvCache want_draft = s.draft_cache;
   const std::vector<StepOutcome> want =
       dspark_greedy_step_ref(s.tw, s.dw, want_target, want_draft, want_requests, s.lengths);
 
-  const HostKvCache got_target = target.download_kv();
-  const HostKvCache got_draft = drafter.download_kv();
+  const HostKvCache got_target = dev.target.download_kv();
+  const HostKvCache got_draft = dev.drafter.download_kv();
   std::string problem;
   std::string exempt;
   std::vector<float> got_kv;
@@ -339,14 +353,10 @@ CheckResult check_sampled_step(Inputs& in, std::uint64_t seed) {
   }
   for (int r = 0; r < r_count; ++r) sampling.sample_uniforms.push_back(in.uniform());
 
-  gpu::VerifyModel target(s.tw, s.target_cache.shape);
-  gpu::DsparkModel drafter(s.tw, s.dw, s.draft_cache.shape);
-  target.upload_kv(s.target_cache);
-  drafter.upload_kv(s.draft_cache);
-  gpu::GreedyStepRunner runner(target, drafter, s.ds);
+  DeviceStep device(s);
   std::vector<SpecRequest> got_requests = s.requests;
-  const std::vector<StepOutcome> got = runner.step(got_requests, s.lengths, sampling);
-  const gpu::GreedyStepRunner::SampledInputs dev = runner.last_sampled_inputs();
+  const std::vector<StepOutcome> got = device.runner.step(got_requests, s.lengths, sampling);
+  const gpu::GreedyStepRunner::SampledInputs dev = device.runner.last_sampled_inputs();
 
   // Decisions on the device's own distributions.
   RejectionBatch b;
@@ -412,7 +422,7 @@ CheckResult check_sampled_step(Inputs& in, std::uint64_t seed) {
   const CheckResult pt =
       compare_nmse("sampled_step", dev.p_target, want_pt, tol::kTargetProbabilityNmse);
   if (!pt.passed) add_failure(r, "p_target: " + pt.detail);
-  const HostKvCache got_target = target.download_kv();
+  const HostKvCache got_target = device.target.download_kv();
   std::vector<float> got_kv;
   std::vector<float> want_kv;
   for (const SpecRequest& q : got_requests) {
