@@ -77,6 +77,17 @@ class EventTimer {
   cudaEvent_t stop_ = nullptr;
 };
 
+// A model's K and V caches reallocated to `elements` bf16 values each and zeroed on `stream`.
+// The old ones are freed first: at real shapes the old and the new caches need not fit together.
+inline void allocate_zeroed_kv(DeviceBuffer<bf16>& k, DeviceBuffer<bf16>& v, std::size_t elements,
+                               cudaStream_t stream) {
+  for (DeviceBuffer<bf16>* cache : {&k, &v}) {
+    cache->resize(0);
+    cache->resize(elements);
+    SPARKSIM_CUDA(cudaMemsetAsync(cache->get(), 0, elements * sizeof(bf16), stream));
+  }
+}
+
 // The per-token activations of a decoder layer over T tokens, shared by the verify model and the
 // drafter (both run the same layer kernels): fp32 residual stream, bf16 everything else.
 struct LayerWorkspace {

@@ -84,12 +84,8 @@ struct DsparkModel::Impl : detail::LayerWorkspace {
 
   void allocate_cache(const KvCacheShape& cache) {
     cs = cache;
-    k_cache.resize(0);
-    v_cache.resize(0);
-    k_cache.resize(static_cast<std::size_t>(cache.elements()));
-    v_cache.resize(static_cast<std::size_t>(cache.elements()));
-    SPARKSIM_CUDA(cudaMemsetAsync(k_cache.get(), 0, k_cache.size() * sizeof(bf16), stream));
-    SPARKSIM_CUDA(cudaMemsetAsync(v_cache.get(), 0, v_cache.size() * sizeof(bf16), stream));
+    detail::allocate_zeroed_kv(k_cache, v_cache, static_cast<std::size_t>(cache.elements()),
+                               stream);
   }
 
   // The drafter's own tensors in make_random_draft_weights' order (tensor ids from 500000); the

@@ -141,12 +141,8 @@ struct VerifyModel::Impl : detail::LayerWorkspace {
     cache_shape = cache;
     device_cache = with_spare_slot(cache);
     drop_graphs();  // the graphs hold the old cache's addresses
-    k_cache.resize(0);
-    v_cache.resize(0);
-    k_cache.resize(static_cast<std::size_t>(device_cache.elements()));
-    v_cache.resize(static_cast<std::size_t>(device_cache.elements()));
-    SPARKSIM_CUDA(cudaMemsetAsync(k_cache.get(), 0, k_cache.size() * sizeof(bf16), stream));
-    SPARKSIM_CUDA(cudaMemsetAsync(v_cache.get(), 0, v_cache.size() * sizeof(bf16), stream));
+    detail::allocate_zeroed_kv(k_cache, v_cache, static_cast<std::size_t>(device_cache.elements()),
+                               stream);
   }
 
   // Grows every per-token buffer to `tokens`; a growth moves them, so the graphs go.
