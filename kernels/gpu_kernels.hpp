@@ -42,6 +42,16 @@ std::vector<float> rope(const std::vector<float>& x, const std::vector<int>& pos
 // cache after the append (bf16 storage: exact for bf16-exact input).
 void kv_append(const std::vector<float>& k_new, const std::vector<float>& v_new,
                const RaggedBatch& batch, int layer, HostKvCache& cache);
+// The fused attention input (cuda/fused_qk_norm_rope_kv.cu): qkv [T x (q_heads + 2 kv_heads) x
+// head_dim] (bf16-exact); each query and key head RMSNorm'd with its gain (q_norm, k_norm:
+// head_dim values) and rotated at its token's position (qk_norm_rope_ref), the keys and values
+// appended to `layer` of the cache at each token's (slot, position). Returns the query heads
+// [T x q_heads x head_dim]; `cache` is the cache after the append.
+std::vector<float> qk_norm_rope_kv_append(const std::vector<float>& qkv,
+                                          const std::vector<float>& q_norm,
+                                          const std::vector<float>& k_norm,
+                                          const RaggedBatch& batch, int layer, int q_heads,
+                                          double eps, double theta, HostKvCache& cache);
 // q [T x q_heads x head_dim]: each token attends to its request's cache positions 0..its own
 // position (causal, the new tokens already appended); online softmax in fp32, bf16 out.
 std::vector<float> ragged_attention(const std::vector<float>& q, const HostKvCache& cache,
@@ -192,10 +202,12 @@ class DsparkModel {
   // captured states of the same rows), enqueued on this model's stream after the work already
   // enqueued on `after` (a cudaStream_t; nullptr: none); no synchronisation.
   void context_update_device(const void* states, const RaggedBatch& rows, void* after);
-  // The model's stream (a cudaStream_t), the drafted tokens of the last run [R x gamma], gamma.
+  // The model's stream (a cudaStream_t), the drafted tokens of the last run [R x gamma], the
+  // distributions they were drawn from [R x gamma x vocab], gamma.
   struct DeviceView {
     void* stream = nullptr;
     const int* tokens = nullptr;
+    const float* p_draft = nullptr;
     int gamma = 0;
   };
   DeviceView device_view() const;
@@ -209,6 +221,9 @@ class DsparkModel {
   GpuDraftResult results() const;
   // One sample of run() in microseconds between CUDA events.
   double run_timed_us();
+  // The Markov-head loop of the last run (gamma steps of gather, bias GEMM, confidence, softmax
+  // and draw), microseconds between CUDA events recorded around it; waits for the run.
+  double last_markov_loop_us() const;
   // set_draft + run + results. temperature <= 0: greedy; else uniforms [R x gamma].
   // markov_and_confidence false: dflash.
   GpuDraftResult draft(const std::vector<int>& anchors, const std::vector<int>& context_lens,
@@ -220,9 +235,11 @@ class DsparkModel {
   std::unique_ptr<Impl> impl_;
 };
 
-// One greedy DSpark engine step on the device, the semantics of dspark_greedy_step_ref (target
-// and drafter caches share slot numbers): draft -> verify [anchor, x_1..x_l] over ragged widths
-// -> greedy acceptance -> commit -> the drafter's context update. The data stay on the device
+// One DSpark engine step on the device, the semantics of dspark_greedy_step_ref, or with sampling
+// of dspark_sampled_step_ref (target and drafter caches share slot numbers): draft -> verify
+// [anchor, x_1..x_l] over ragged widths -> greedy acceptance, or rejection sampling against
+// softmax(logits / temperature) with the drafts' p_draft (lossless) -> commit -> the drafter's
+// context update. The data stay on the device
 // between stages: the drafted tokens enter the verify batch by a device copy, the captured target
 // states feed the context update directly; only the R accepted counts and committed tokens and
 // the drafted ids come back, as a scheduler needs them. The context update takes every verified
@@ -241,6 +258,21 @@ class GreedyStepRunner {
   // to [0, gamma].
   std::vector<StepOutcome> step(std::vector<SpecRequest>& requests,
                                 const std::vector<int>& verify_lengths);
+  // The sampled step (StepSampling of step_ref.hpp, validated before any work): the drafter draws
+  // at the temperature with the draft uniforms, the target's softmax(logits / temperature) and
+  // the drafts' p_draft go through the rejection kernel with the accept and sample uniforms.
+  std::vector<StepOutcome> step(std::vector<SpecRequest>& requests,
+                                const std::vector<int>& verify_lengths,
+                                const StepSampling& sampling);
+  // What the last sampled step decided on, downloaded for the comparisons: the target's
+  // distributions of every verify row [T x vocab] (T = sum of 1 + l_r), the drafts'
+  // [R x gamma x vocab] and the drafted tokens [R x gamma].
+  struct SampledInputs {
+    std::vector<float> p_target;
+    std::vector<float> p_draft;
+    std::vector<int> drafts;
+  };
+  SampledInputs last_sampled_inputs() const;
   // The last step's device time between CUDA events, draft to context update, microseconds.
   double last_step_us() const;
 

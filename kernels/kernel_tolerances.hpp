@@ -13,6 +13,10 @@ inline constexpr double kRmsNormMaxRel = 1e-2;
 inline constexpr double kRopeMaxRel = 1e-2;
 // A bf16 copy of bf16-exact values: must be exact.
 inline constexpr double kKvAppendMaxRel = 0.0;
+// Fused q/k norm + RoPE + KV append (queries and appended keys): two bf16 roundings of 2^-9 each
+// (the normalised value, as the unfused path stores it, then the rotated one), fp32 statistics,
+// double angles. The appended values are a copy: exact, kKvAppendMaxRel.
+inline constexpr double kFusedQkNormRopeMaxRel = 1e-2;
 // fp32 online softmax and accumulation over <= 8192 positions, one bf16 rounding of the output.
 inline constexpr double kAttentionMaxRel = 1e-2;
 // Split-K decode and tensor-core prefill attention: Q K^T on bf16 tensor cores with fp32
@@ -38,6 +42,9 @@ inline constexpr double kDraftNmse = 2e-3;
 // are closer than this (bf16 forwards move logits by a few 1e-2); the comparison of that request
 // stops there, since every later position depends on the token.
 inline constexpr double kDraftTieMargin = 0.1;
+// The target's distributions of a sampled step on the device, softmax(logits / T) of a verify
+// forward within kVerifyForwardNmse: a logit error moves p by about p times it, as kDraftNmse.
+inline constexpr double kTargetProbabilityNmse = 2e-3;
 // Confidence (a sigmoid in (0, 1)) up to the first token difference: absolute error.
 inline constexpr double kConfidenceMaxAbs = 2e-2;
 // MTP-1 and EAGLE-3 (tiny shape): context K/V, each pass's logits, distribution and output hidden

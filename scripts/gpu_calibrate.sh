@@ -64,6 +64,7 @@ if [[ $DRY_RUN == 1 ]]; then
   not_run kernel_check "dry run (no GPU)"
   not_run kernel_check_sanitizer "dry run (no GPU)"
   not_run verify_bench "dry run (no GPU)"
+  echo "markov_share: not run (dry run, no GPU)" > "$OUT/markov_share.txt"
 else
   # 2. Binaries: the carried sm_90 build if its libraries resolve here, else a kernels-only build.
   check_bin="$BUILD/kernels/sparksim_kernel_check"
@@ -94,6 +95,9 @@ else
   # 4. The verify forward against the bandwidth floor.
   stage verify_bench 60 "qwen3-8b, 2k context" "$BUILD/kernels/sparksim_verify_bench" \
     --target qwen3-8b --context 2048 --width 4
+  # The Markov-head loop's share of a drafter round (R = 128, gamma = 7; target <= 2%).
+  grep '^markov_share:' "$OUT/verify_bench.log" > "$OUT/markov_share.txt" ||
+    echo "markov_share: not measured (see verify_bench.log)" > "$OUT/markov_share.txt"
 fi
 
 # 5. Sweep -> fit -> simulate -> replay -> fidelity. The sweep covers all four drafters (dspark,

@@ -140,19 +140,13 @@ int run(const Args& a) {
   const auto graphs =
       static_cast<int>(a.options.contains("--graphs") ? a.number("--graphs", 1) : 512);
   std::unique_ptr<StepBackend> backend;
-  double weights_bytes = 0;
-  double kv_bytes_per_token = 0;
   if (cuda) {
-    auto b = std::make_unique<CudaStepBackend>(target, max_requests, slot_tokens, seed, graphs);
-    weights_bytes = b->weights_bytes();
-    kv_bytes_per_token = b->kv_bytes_per_token();
-    backend = std::move(b);
+    backend = std::make_unique<CudaStepBackend>(target, max_requests, slot_tokens, seed, graphs);
   } else {
-    auto b = std::make_unique<CpuStepBackend>(target, 1, max_requests, slot_tokens, seed);
-    weights_bytes = b->weights_bytes();
-    kv_bytes_per_token = b->kv_bytes_per_token();
-    backend = std::move(b);
+    backend = std::make_unique<CpuStepBackend>(target, 1, max_requests, slot_tokens, seed);
   }
+  const double weights_bytes = backend->weights_bytes();
+  const double kv_bytes_per_token = backend->kv_bytes_per_token();
   std::ofstream out(a.get("--out", ""), std::ios::binary);
   if (!out) throw std::invalid_argument(a.get("--out", "") + ":0: cannot create");
   if (a.mode == "sweep") {

@@ -49,10 +49,9 @@ std::string cpu_model_name() {
 
 CpuStepBackend::CpuStepBackend(const TransformerShape& target, int draft_layers, int max_requests,
                                int max_slot_tokens, std::uint64_t seed)
-    : shape_(target),
+    : StepBackend(max_requests, max_slot_tokens),
+      shape_(target),
       draft_layers_(draft_layers),
-      max_requests_(max_requests),
-      max_slot_tokens_(max_slot_tokens),
       seed_(seed),
       target_(make_random_target_weights(target, seed)),
       target_cache_(cache_shape(target, target.layers, max_requests, max_slot_tokens)),
@@ -62,9 +61,6 @@ CpuStepBackend::CpuStepBackend(const TransformerShape& target, int draft_layers,
       ar_cache_(cache_shape(target, 1, max_requests, max_slot_tokens)) {
   // Residual-stream magnitudes of a few units; the contents do not change the time.
   for (int i = 0; i < 3 * target.hidden; ++i) last_states_.push_back(((i * 37) % 17 - 8) * 0.25);
-  if (max_requests < 1 || max_slot_tokens < 2) {
-    throw std::invalid_argument("CpuStepBackend: needs >= 1 slot of >= 2 tokens");
-  }
 }
 
 std::string CpuStepBackend::device() const {
@@ -101,9 +97,7 @@ const DraftWeights& CpuStepBackend::drafter(int gamma) {
 }
 
 double CpuStepBackend::verify_us(const VerifyBatch& batch) {
-  if (static_cast<int>(batch.segments.size()) > max_requests_) {
-    throw std::invalid_argument("verify batch has more requests than the backend's slots");
-  }
+  check_capacity(batch);
   const RaggedBatch ragged = ragged_batch_of(batch, shape_.vocab);
   ragged.validate(target_cache_.shape, shape_.vocab);
   const double start = thread_cpu_us();
@@ -114,15 +108,7 @@ double CpuStepBackend::verify_us(const VerifyBatch& batch) {
 }
 
 double CpuStepBackend::draft_us(const DraftBatch& batch) {
-  if (static_cast<int>(batch.contexts.size()) > max_requests_) {
-    throw std::invalid_argument("draft batch has more requests than the backend's slots");
-  }
-  for (int c : batch.contexts) {
-    if (c < 0 || c + batch.gamma > max_slot_tokens_) {
-      throw std::invalid_argument("draft context " + std::to_string(c) + " + gamma overflows a " +
-                                  std::to_string(max_slot_tokens_) + "-token slot");
-    }
-  }
+  check_capacity(batch);
   const bool block = batch.family == DraftFamily::kDspark || batch.family == DraftFamily::kDflash;
   const DraftWeights* w = block ? &drafter(batch.gamma) : nullptr;
   DraftOptions options;

@@ -28,20 +28,15 @@ class CpuStepBackend : public StepBackend {
   CpuStepBackend(const TransformerShape& target, int draft_layers, int max_requests,
                  int max_slot_tokens, std::uint64_t seed);
   std::string device() const override;
-  int max_requests() const override { return max_requests_; }
-  int max_slot_tokens() const override { return max_slot_tokens_; }
   double verify_us(const VerifyBatch& batch) override;
   double draft_us(const DraftBatch& batch) override;
-  // The target's weights in bytes (float storage), and its K/V bytes per cached token.
-  double weights_bytes() const;
-  double kv_bytes_per_token() const;
+  double weights_bytes() const override;       // float storage
+  double kv_bytes_per_token() const override;  // float storage
 
  private:
   const DraftWeights& drafter(int gamma);
   TransformerShape shape_;
   int draft_layers_;
-  int max_requests_;
-  int max_slot_tokens_;
   std::uint64_t seed_;
   TargetWeights target_;
   HostKvCache target_cache_;

@@ -1,6 +1,10 @@
 // CUDA backend: verify forwards and drafter rounds on the device models, event-timed.
 #include "kernels/calibration/cuda_step_backend.hpp"
 
+#include <algorithm>
+
+#include "common/rng.hpp"
+
 namespace sparksim::kernels {
 
 namespace {
@@ -26,10 +30,7 @@ DraftShape calibration_draft_shape(const TransformerShape& target) {
 
 CudaStepBackend::CudaStepBackend(const TransformerShape& target, int max_requests,
                                  int max_slot_tokens, std::uint64_t seed, int graph_max_bucket)
-    : shape_(target), max_requests_(max_requests), max_slot_tokens_(max_slot_tokens), seed_(seed) {
-  if (max_requests < 1 || max_slot_tokens < 2) {
-    throw std::invalid_argument("CudaStepBackend: needs >= 1 slot of >= 2 tokens");
-  }
+    : StepBackend(max_requests, max_slot_tokens), shape_(target), seed_(seed) {
   if (gpu::device_count() == 0) {
     throw NoCudaDevice(std::string("no CUDA device (built with CUDA: ") +
                        (gpu::built_with_cuda() ? "yes" : "no") + ")");
@@ -57,7 +58,7 @@ gpu::DsparkModel& CudaStepBackend::drafter(int gamma) {
   if (it == drafters_.end()) {
     DraftShape d = calibration_draft_shape(shape_);
     d.block_size = gamma;
-    const KvCacheShape cache{d.layers, max_requests_, max_slot_tokens_, shape_.kv_heads,
+    const KvCacheShape cache{d.layers, max_requests(), max_slot_tokens(), shape_.kv_heads,
                              shape_.head_dim};
     it = drafters_
              .emplace(gamma, std::make_unique<gpu::DsparkModel>(
@@ -69,9 +70,7 @@ gpu::DsparkModel& CudaStepBackend::drafter(int gamma) {
 }
 
 double CudaStepBackend::verify_us(const VerifyBatch& batch) {
-  if (static_cast<int>(batch.segments.size()) > max_requests_) {
-    throw std::invalid_argument("verify batch has more requests than the backend's slots");
-  }
+  check_capacity(batch);
   target_->set_batch(ragged_batch_of(batch, shape_.vocab), prefill_flags_of(batch));
   // No L2 flush: consecutive serving steps do not flush either, and a real target's weights
   // exceed L2 many times over.
@@ -83,7 +82,8 @@ gpu::ArDrafterModel& CudaStepBackend::ar_drafter(gpu::ArFamily family) {
   if (it == ar_drafters_.end()) {
     // One layer of the target's width; MTP-1 borrows the target's LM head, EAGLE-3 draws its own
     // over eagle3_shape's draft vocabulary (32000 for the Qwen3 targets).
-    const KvCacheShape cache{1, max_requests_, max_slot_tokens_, shape_.kv_heads, shape_.head_dim};
+    const KvCacheShape cache{1, max_requests(), max_slot_tokens(), shape_.kv_heads,
+                             shape_.head_dim};
     const std::uint64_t seed = seed_ + (family == gpu::ArFamily::kMtp1 ? 101 : 102);
     it = ar_drafters_
              .emplace(family, std::make_unique<gpu::ArDrafterModel>(*target_, family, seed,
@@ -94,9 +94,7 @@ gpu::ArDrafterModel& CudaStepBackend::ar_drafter(gpu::ArFamily family) {
 }
 
 double CudaStepBackend::draft_us(const DraftBatch& batch) {
-  if (static_cast<int>(batch.contexts.size()) > max_requests_) {
-    throw std::invalid_argument("draft batch has more requests than the backend's slots");
-  }
+  check_capacity(batch);
   if (batch.family == DraftFamily::kMtp1 || batch.family == DraftFamily::kEagle3) {
     gpu::ArDrafterModel& model = ar_drafter(
         batch.family == DraftFamily::kMtp1 ? gpu::ArFamily::kMtp1 : gpu::ArFamily::kEagle3);
@@ -122,6 +120,44 @@ double CudaStepBackend::draft_us(const DraftBatch& batch) {
   gpu::DsparkModel& model = drafter(batch.gamma);
   model.set_draft(request);
   return model.run_timed_us();
+}
+
+double CudaStepBackend::engine_step_us(const DraftBatch& batch, int verify_len,
+                                       double sampled_temperature) {
+  check_capacity(batch);
+  const int r_count = static_cast<int>(batch.contexts.size());
+  if (r_count < 1 || batch.family != DraftFamily::kDspark) {
+    throw std::invalid_argument("engine step: at least one request, DSpark (markov) drafts");
+  }
+  for (int c : batch.contexts) {
+    if (c + batch.gamma + 1 > max_slot_tokens()) {
+      throw std::invalid_argument("engine step: context + gamma + 1 overflows a slot");
+    }
+  }
+  std::vector<SpecRequest> requests;
+  for (int r = 0; r < r_count; ++r) {
+    requests.push_back({r, batch.contexts[r], batch.contexts[r] * 7919 % shape_.vocab});
+  }
+  const std::vector<int> lengths(requests.size(), std::clamp(verify_len, 0, batch.gamma));
+  DraftShape d = calibration_draft_shape(shape_);
+  d.block_size = batch.gamma;
+  gpu::GreedyStepRunner runner(*target_, drafter(batch.gamma), d);
+  if (sampled_temperature > 0) {
+    StepSampling sampling;
+    sampling.temperature = sampled_temperature;
+    const std::uint64_t key = derive_seed(seed_, 0x5a3d);
+    const auto draw = [&] { return counter_uniform(key, uniform_counter_++); };
+    for (int i = 0; i < r_count * batch.gamma; ++i) {
+      sampling.draft_uniforms.push_back(draw());
+      sampling.accept_uniforms.push_back(draw());
+    }
+    for (int r = 0; r < r_count; ++r) sampling.sample_uniforms.push_back(draw());
+    runner.step(requests, lengths, sampling);
+  } else {
+    runner.step(requests, lengths);
+  }
+  target_->set_capture_layers({});  // verify_us measures the forward alone again
+  return runner.last_step_us();
 }
 
 }  // namespace sparksim::kernels

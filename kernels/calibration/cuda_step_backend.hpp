@@ -35,21 +35,24 @@ class CudaStepBackend : public StepBackend {
   CudaStepBackend(const TransformerShape& target, int max_requests, int max_slot_tokens,
                   std::uint64_t seed, int graph_max_bucket);
   std::string device() const override;
-  int max_requests() const override { return max_requests_; }
-  int max_slot_tokens() const override { return max_slot_tokens_; }
   double verify_us(const VerifyBatch& batch) override;
   double draft_us(const DraftBatch& batch) override;
-  // The target's weights in bytes (bf16), and its K/V bytes per cached token (bf16).
-  double weights_bytes() const;
-  double kv_bytes_per_token() const;
+  double weights_bytes() const override;       // bf16
+  double kv_bytes_per_token() const override;  // bf16
+  // One engine step on the device (gpu::GreedyStepRunner: draft -> verify -> accept -> commit ->
+  // context update) for the requests of `batch` (its gamma and contexts, DSpark), each verifying
+  // min(verify_len, gamma) drafts: greedy verification, or with sampled_temperature > 0
+  // rejection sampling (lossless) at that temperature, its uniforms drawn from the backend's
+  // seed (counter_uniform, a fresh counter range per call). One sample of the step's device time
+  // in microseconds. The target stores the drafter's layers only during the call.
+  double engine_step_us(const DraftBatch& batch, int verify_len, double sampled_temperature = 0);
 
  private:
   gpu::DsparkModel& drafter(int gamma);
   gpu::ArDrafterModel& ar_drafter(gpu::ArFamily family);
   TransformerShape shape_;
-  int max_requests_;
-  int max_slot_tokens_;
   std::uint64_t seed_;
+  std::uint64_t uniform_counter_ = 0;
   std::unique_ptr<gpu::VerifyModel> target_;
   std::map<int, std::unique_ptr<gpu::DsparkModel>> drafters_;  // by gamma (the block size)
   std::map<gpu::ArFamily, std::unique_ptr<gpu::ArDrafterModel>> ar_drafters_;  // built at first use

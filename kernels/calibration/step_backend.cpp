@@ -48,6 +48,31 @@ DraftFamily parse_draft_family(const std::string& name) {
   throw std::invalid_argument("drafter \"" + name + "\": dspark, dflash, mtp1 or eagle3");
 }
 
+StepBackend::StepBackend(int max_requests, int max_slot_tokens)
+    : max_requests_(max_requests), max_slot_tokens_(max_slot_tokens) {
+  if (max_requests < 1 || max_slot_tokens < 2) {
+    throw std::invalid_argument("step backend: needs >= 1 slot of >= 2 tokens");
+  }
+}
+
+void StepBackend::check_capacity(const VerifyBatch& batch) const {
+  if (static_cast<int>(batch.segments.size()) > max_requests_) {
+    throw std::invalid_argument("verify batch has more requests than the backend's slots");
+  }
+}
+
+void StepBackend::check_capacity(const DraftBatch& batch) const {
+  if (static_cast<int>(batch.contexts.size()) > max_requests_) {
+    throw std::invalid_argument("draft batch has more requests than the backend's slots");
+  }
+  for (int c : batch.contexts) {
+    if (c < 0 || c + batch.gamma > max_slot_tokens_) {
+      throw std::invalid_argument("draft context " + std::to_string(c) + " + gamma overflows a " +
+                                  std::to_string(max_slot_tokens_) + "-token slot");
+    }
+  }
+}
+
 std::vector<bool> prefill_flags_of(const VerifyBatch& batch) {
   std::vector<bool> flags;
   for (const BatchSegment& s : batch.segments) flags.push_back(s.prefill);

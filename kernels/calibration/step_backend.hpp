@@ -50,15 +50,31 @@ struct DraftBatch {
 
 class StepBackend {
  public:
+  // The largest batch the backend's buffers hold: max_requests slots (>= 1) of max_slot_tokens
+  // (>= 2) each; std::invalid_argument otherwise.
+  StepBackend(int max_requests, int max_slot_tokens);
   virtual ~StepBackend() = default;
+  int max_requests() const { return max_requests_; }
+  int max_slot_tokens() const { return max_slot_tokens_; }
   // The device in words, e.g. "cpu: AMD EPYC 7B13 (reference loops, 1 thread)".
   virtual std::string device() const = 0;
-  // The largest batch the backend's buffers hold (requests, tokens per request slot).
-  virtual int max_requests() const = 0;
-  virtual int max_slot_tokens() const = 0;
   // One sample each, in microseconds. Throw std::invalid_argument for a batch beyond capacity.
   virtual double verify_us(const VerifyBatch& batch) = 0;
   virtual double draft_us(const DraftBatch& batch) = 0;
+  // The memory the sweep planner budgets: the target's weights in bytes as the backend stores
+  // them, and its K/V bytes per cached token.
+  virtual double weights_bytes() const = 0;
+  virtual double kv_bytes_per_token() const = 0;
+
+ protected:
+  // std::invalid_argument where the batch has more requests than the slots, or a draft context
+  // plus gamma overflows a slot.
+  void check_capacity(const VerifyBatch& batch) const;
+  void check_capacity(const DraftBatch& batch) const;
+
+ private:
+  int max_requests_;
+  int max_slot_tokens_;
 };
 
 // Robust statistics of repeated samples: the median resists the scheduler's outliers on a shared

@@ -10,7 +10,7 @@
 #include "kernels/reference/ops_ref.hpp"
 #include "kernels/reference/verify_forward_ref.hpp"
 
-namespace sparksim::kernels {
+namespace sparksim::kernels::checks {
 
 namespace tol = tolerance;
 
@@ -42,7 +42,7 @@ std::vector<double> attention_reference(const std::vector<float>& q, const HostK
 // The planned attention of `batch` (layer 1 of a two-layer cache) against the reference; fails
 // when the plan's summary lacks `must_contain` or contains `must_not_contain` (the check would
 // then not exercise the path it is named after).
-CheckResult check_planned(CheckInputs& in, const std::string& name, const KvCacheShape& shape,
+CheckResult check_planned(Inputs& in, const std::string& name, const KvCacheShape& shape,
                           int q_heads, const RaggedBatch& batch, const AttentionPlanConfig& config,
                           int sm_count, const std::string& must_contain,
                           const std::string& must_not_contain, double tolerance) {
@@ -65,7 +65,7 @@ CheckResult check_planned(CheckInputs& in, const std::string& name, const KvCach
 
 }  // namespace
 
-CheckResult check_attention(CheckInputs& in) {
+CheckResult check_attention(Inputs& in) {
   const KvCacheShape shape{1, 3, 600, 2, 128};
   const int q_heads = 4;
   const HostKvCache cache = random_cache(in, shape);
@@ -80,7 +80,7 @@ CheckResult check_attention(CheckInputs& in) {
 // Split-K only: GQA group 4, ragged widths, no history, a 2k context (17 splits of 128 keys with
 // a 64-key minimum, then 11 of 192 with the default), and a request (context 255, width 4) whose
 // first row sees none of its last split ([256, 259) with 128-key splits).
-CheckResult check_attention_split_k(CheckInputs& in) {
+CheckResult check_attention_split_k(Inputs& in) {
   const KvCacheShape shape{2, 5, 2060, 2, 128};
   const RaggedBatch batch =
       make_batch({0, 37, 2048, 255, 130}, {1, 5, 4, 4, 3}, {3, 0, 4, 1, 2}, in, 10);
@@ -96,7 +96,7 @@ CheckResult check_attention_split_k(CheckInputs& in) {
 // Tensor-core tiles beside split-K in one batch: chunks of 37 (148 rows: tiles of 64, 64, 20),
 // 16 (one full tile) and 50 tokens (200 rows: 4 tiles, the last of 8 rows) at contexts 0, 100
 // and 500, and a 2-token decode request on split-K.
-CheckResult check_attention_prefill_tc(CheckInputs& in) {
+CheckResult check_attention_prefill_tc(Inputs& in) {
   const KvCacheShape shape{2, 4, 600, 2, 128};
   const RaggedBatch batch = make_batch({0, 100, 30, 500}, {37, 16, 2, 50}, {2, 0, 3, 1}, in, 10);
   return check_planned(in, "attention_prefill_tc", shape, 8, batch, AttentionPlanConfig{}, 132,
@@ -107,7 +107,7 @@ CheckResult check_attention_prefill_tc(CheckInputs& in) {
 // tokens (buckets 16, 24, then 16 again, so the second 16-token batch replays a graph captured
 // with another batch's plan), each from the same cache, against the reference forward. Contexts
 // past 256 keys give the long requests two splits; batch B holds a 20-token prefill chunk.
-CheckResult check_verify_graph_planned(CheckInputs& in, std::uint64_t seed) {
+CheckResult check_verify_graph_planned(Inputs& in, std::uint64_t seed) {
   const TransformerShape shape = tiny_qwen3_shape();
   const TargetWeights w = make_random_target_weights(shape, seed, 0.1);
   const KvCacheShape cs{shape.layers, 4, 320, shape.kv_heads, shape.head_dim};
@@ -142,4 +142,4 @@ CheckResult check_verify_graph_planned(CheckInputs& in, std::uint64_t seed) {
   return worst;
 }
 
-}  // namespace sparksim::kernels
+}  // namespace sparksim::kernels::checks

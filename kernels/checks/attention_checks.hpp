@@ -5,14 +5,14 @@
 
 #include <cstdint>
 
-#include "kernels/checks/check_inputs.hpp"
+#include "kernels/checks/check_support.hpp"
 #include "kernels/checks/compare.hpp"
 
-namespace sparksim::kernels {
+namespace sparksim::kernels::checks {
 
-CheckResult check_attention(CheckInputs& in);
-CheckResult check_attention_split_k(CheckInputs& in);
-CheckResult check_attention_prefill_tc(CheckInputs& in);
-CheckResult check_verify_graph_planned(CheckInputs& in, std::uint64_t seed);
+CheckResult check_attention(Inputs& in);
+CheckResult check_attention_split_k(Inputs& in);
+CheckResult check_attention_prefill_tc(Inputs& in);
+CheckResult check_verify_graph_planned(Inputs& in, std::uint64_t seed);
 
-}  // namespace sparksim::kernels
+}  // namespace sparksim::kernels::checks

@@ -3,6 +3,8 @@
 // std::max_element does in the CPU references.
 #pragma once
 
+#include <cmath>
+
 namespace sparksim::kernels::gpu::detail {
 
 // Block-wide (max value, smallest index among the maxima): the first maximum, as std::max_element.
@@ -34,6 +36,19 @@ __device__ inline void block_argmax(float& v, int& idx) {
   __syncthreads();
   v = pv[0];
   idx = pi[0];
+}
+
+// The first maximum of row x [n] over the block: every thread gets its value and index.
+__device__ inline void block_row_argmax(const float* x, int n, float& best, int& best_idx) {
+  best = -INFINITY;
+  best_idx = n;
+  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+    if (x[j] > best) {  // strided ascending j: the first maximum of this thread
+      best = x[j];
+      best_idx = j;
+    }
+  }
+  block_argmax(best, best_idx);
 }
 
 }  // namespace sparksim::kernels::gpu::detail

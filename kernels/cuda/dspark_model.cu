@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "kernels/cuda/device_stream.cuh"
 #include "kernels/cuda/launchers.cuh"
 #include "kernels/gpu_kernels.hpp"
 
@@ -14,15 +15,11 @@ namespace sparksim::kernels::gpu {
 
 using detail::bf16;
 using detail::DeviceBuffer;
-using detail::download_bf16;
+using detail::require;
 using detail::RowLayout;
 using detail::upload_bf16;
 
 namespace {
-
-void require(bool ok, const char* what) {
-  if (!ok) throw std::invalid_argument(what);
-}
 
 struct DeviceLayer {
   DeviceBuffer<bf16> attn_norm, wqkv, q_norm, k_norm, wo, ffn_norm, w_gate_up, w_down;
@@ -51,14 +48,15 @@ void upload_async(DeviceBuffer<T>& dst, const std::vector<T>& src, cudaStream_t 
 
 }  // namespace
 
-struct DsparkModel::Impl {
+struct DsparkModel::Impl : detail::LayerWorkspace {
   TransformerShape s;
   DraftShape d;
   KvCacheShape cs;
-  cublasHandle_t cublas = nullptr;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
+  detail::DeviceStream queue;
+  const cudaStream_t stream = queue.stream();
+  const cublasHandle_t cublas = queue.cublas();
+  detail::EventTimer timer;
+  detail::EventTimer markov_timer;  // around the Markov-head loop of every run
   // The target's embedding and LM head: owned copies (host-uploaded model) or borrowed.
   DeviceBuffer<bf16> own_embed, own_lm_head;
   const bf16* embed = nullptr;
@@ -69,8 +67,8 @@ struct DsparkModel::Impl {
   std::vector<DeviceLayer> layers;
   DeviceBuffer<bf16> k_cache, v_cache;
   // Workspaces.
-  DeviceBuffer<float> x, logits, base, p_draft, conf;
-  DeviceBuffer<bf16> states, normed, qkv, attn, gate_up, act, hidden, w1_rows;
+  DeviceBuffer<float> logits, base, p_draft, conf;  // and the layer workspace
+  DeviceBuffer<bf16> states, hidden, w1_rows;
   DeviceBuffer<int> token_slot, token_pos, token_kv_len, anchors, prev, tokens;
   DeviceBuffer<double> uniforms;
   // The round set by set_draft.
@@ -80,29 +78,14 @@ struct DsparkModel::Impl {
 
   Impl(const TransformerShape& target, const DraftShape& draft, const KvCacheShape& cache)
       : s(target), d(draft) {
-    SPARKSIM_CUDA(cudaStreamCreate(&stream));
-    SPARKSIM_CUBLAS(cublasCreate(&cublas));
-    SPARKSIM_CUBLAS(cublasSetStream(cublas, stream));
-    SPARKSIM_CUDA(cudaEventCreate(&start));
-    SPARKSIM_CUDA(cudaEventCreate(&stop));
     allocate_cache(cache);
   }
-  ~Impl() {
-    if (stream != nullptr) cudaStreamSynchronize(stream);
-    if (start != nullptr) cudaEventDestroy(start);
-    if (stop != nullptr) cudaEventDestroy(stop);
-    if (cublas != nullptr) cublasDestroy(cublas);
-    if (stream != nullptr) cudaStreamDestroy(stream);
-  }
+  ~Impl() { cudaStreamSynchronize(stream); }  // before the buffers are freed
 
   void allocate_cache(const KvCacheShape& cache) {
     cs = cache;
-    k_cache.resize(0);
-    v_cache.resize(0);
-    k_cache.resize(static_cast<std::size_t>(cache.elements()));
-    v_cache.resize(static_cast<std::size_t>(cache.elements()));
-    SPARKSIM_CUDA(cudaMemsetAsync(k_cache.get(), 0, k_cache.size() * sizeof(bf16), stream));
-    SPARKSIM_CUDA(cudaMemsetAsync(v_cache.get(), 0, v_cache.size() * sizeof(bf16), stream));
+    detail::allocate_zeroed_kv(k_cache, v_cache, static_cast<std::size_t>(cache.elements()),
+                               stream);
   }
 
   // The drafter's own tensors in make_random_draft_weights' order (tensor ids from 500000); the
@@ -155,31 +138,15 @@ struct DsparkModel::Impl {
     const int hd = s.head_dim;
     detail::gemm_bf16(cublas, input, w.wqkv.get(), qkv.get(), false, t_count, s.qkv_width(),
                       s.hidden, 0.0f);
-    const RowLayout q_rows{s.q_heads, s.qkv_width(), 0};
-    const RowLayout k_rows{s.kv_heads, s.qkv_width(), s.q_width()};
-    const auto eps = static_cast<float>(s.rms_eps);
-    detail::launch_rms_norm<bf16>(qkv.get(), q_rows, w.q_norm.get(), t_count * s.q_heads, hd, eps,
-                                  qkv.get(), q_rows, stream);
-    detail::launch_rms_norm<bf16>(qkv.get(), k_rows, w.k_norm.get(), t_count * s.kv_heads, hd, eps,
-                                  qkv.get(), k_rows, stream);
-    detail::launch_rope(qkv.get(), q_rows, token_pos.get(), t_count * s.q_heads, hd, s.rope_theta,
-                        stream);
-    detail::launch_rope(qkv.get(), k_rows, token_pos.get(), t_count * s.kv_heads, hd, s.rope_theta,
-                        stream);
-    detail::launch_kv_append(qkv.get() + s.q_width(), qkv.get() + s.q_width() + s.kv_width(),
-                             s.qkv_width(), t_count, token_slot.get(), token_pos.get(),
-                             k_cache.get(), v_cache.get(), cs.offset(l, 0, 0), slot_stride(),
-                             s.kv_width(), stream);
+    detail::launch_qk_norm_rope_kv_append(
+        qkv.get(), t_count, s.q_heads, s.kv_heads, hd, w.q_norm.get(), w.k_norm.get(),
+        static_cast<float>(s.rms_eps), s.rope_theta, token_slot.get(), token_pos.get(),
+        k_cache.get(), v_cache.get(), cs.offset(l, 0, 0), slot_stride(), stream);
   }
 
   void reserve(std::size_t t) {
-    x.reserve(t * s.hidden);
-    normed.reserve(t * s.hidden);
+    reserve_tokens(s, t);
     hidden.reserve(t * s.hidden);
-    qkv.reserve(t * s.qkv_width());
-    attn.reserve(t * s.q_width());
-    gate_up.reserve(t * 2 * s.ffn);
-    act.reserve(t * s.ffn);
   }
 };
 
@@ -242,8 +209,8 @@ void DsparkModel::upload_kv(const HostKvCache& cache) {
 HostKvCache DsparkModel::download_kv() const {
   HostKvCache out(impl_->cs);
   SPARKSIM_CUDA(cudaStreamSynchronize(impl_->stream));
-  out.k = download_bf16(impl_->k_cache.get(), out.k.size());
-  out.v = download_bf16(impl_->v_cache.get(), out.v.size());
+  out.k = detail::download_bf16(impl_->k_cache.get(), out.k.size());
+  out.v = detail::download_bf16(impl_->v_cache.get(), out.v.size());
   return out;
 }
 
@@ -344,6 +311,7 @@ void DsparkModel::run() {
                                  m.hidden.get(), hidden_rows, st);
   detail::gemm_bf16(m.cublas, m.hidden.get(), m.lm_head, m.base.get(), true, t_count, s.vocab,
                     s.hidden, 0.0f);
+  m.markov_timer.start(st);
   SPARKSIM_CUDA(cudaMemcpyAsync(m.logits.get(), m.base.get(), t_count * v * sizeof(float),
                                 cudaMemcpyDeviceToDevice, st));
   const int rank = m.d.markov_rank;
@@ -361,6 +329,11 @@ void DsparkModel::run() {
                                  m.temperature > 0 ? m.uniforms.get() : nullptr, m.p_draft.get(),
                                  m.tokens.get(), m.prev.get(), st);
   }
+  m.markov_timer.stop(st);
+}
+
+double DsparkModel::last_markov_loop_us() const {
+  return impl_->markov_timer.elapsed_us();
 }
 
 GpuDraftResult DsparkModel::results() const {
@@ -378,14 +351,7 @@ GpuDraftResult DsparkModel::results() const {
 }
 
 double DsparkModel::run_timed_us() {
-  Impl& m = *impl_;
-  SPARKSIM_CUDA(cudaEventRecord(m.start, m.stream));
-  run();
-  SPARKSIM_CUDA(cudaEventRecord(m.stop, m.stream));
-  SPARKSIM_CUDA(cudaEventSynchronize(m.stop));
-  float ms = 0.0f;
-  SPARKSIM_CUDA(cudaEventElapsedTime(&ms, m.start, m.stop));
-  return 1000.0 * ms;
+  return impl_->timer.time_us(impl_->stream, [this] { run(); });
 }
 
 void DsparkModel::context_update_device(const void* states, const RaggedBatch& rows, void* after) {
@@ -416,7 +382,7 @@ void DsparkModel::context_update_device(const void* states, const RaggedBatch& r
 }
 
 DsparkModel::DeviceView DsparkModel::device_view() const {
-  return {impl_->stream, impl_->tokens.get(), impl_->d.block_size};
+  return {impl_->stream, impl_->tokens.get(), impl_->p_draft.get(), impl_->d.block_size};
 }
 
 GpuDraftResult DsparkModel::draft(const std::vector<int>& anchors,

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "kernels/cuda/device_stream.cuh"
 #include "kernels/cuda/launchers.cuh"
 #include "kernels/gpu_kernels.hpp"
 
@@ -13,6 +14,7 @@ namespace sparksim::kernels::gpu {
 using detail::bf16;
 using detail::DeviceBuffer;
 using detail::download_bf16;
+using detail::require;
 using detail::RowLayout;
 using detail::upload_bf16;
 
@@ -66,10 +68,6 @@ void gemm_bf16(cublasHandle_t handle, const bf16* a, const bf16* w, void* c, boo
 
 namespace {
 
-void require(bool ok, const char* what) {
-  if (!ok) throw std::invalid_argument(what);
-}
-
 void require_device() {
   if (device_count() == 0) throw std::runtime_error("no CUDA device");
 }
@@ -94,20 +92,29 @@ DeviceBuffer<T> to_device(const std::vector<T>& host) {
   return d;
 }
 
-// Per-token cache slot and position of a batch, for the kernels.
-// kv_len: positions each token attends to (causal: its own position + 1).
-struct TokenIndex {
-  std::vector<int> slot;
-  std::vector<int> pos;
-  std::vector<int> kv_len;
-  explicit TokenIndex(const RaggedBatch& b) : pos(b.positions()) {
+// A host cache on the device for one wrapper call, with the batch's per-token cache slot,
+// position and attended length (causal: its own position + 1), for the kernels.
+struct DeviceCacheCall {
+  DeviceBuffer<bf16> k, v;
+  DeviceBuffer<int> slot, pos, kv_len;
+  DeviceCacheCall(const HostKvCache& cache, const RaggedBatch& b) {
+    upload_bf16(k, cache.k);
+    upload_bf16(v, cache.v);
+    const std::vector<int> positions = b.positions();
     const std::vector<int> req = b.request_of_token();
-    slot.resize(req.size());
-    kv_len.resize(req.size());
+    std::vector<int> slots(req.size());
+    std::vector<int> lengths(req.size());
     for (std::size_t t = 0; t < req.size(); ++t) {
-      slot[t] = b.slots[req[t]];
-      kv_len[t] = pos[t] + 1;
+      slots[t] = b.slots[req[t]];
+      lengths[t] = positions[t] + 1;
     }
+    slot.upload(slots);
+    pos.upload(positions);
+    kv_len.upload(lengths);
+  }
+  void download_into(HostKvCache& cache) const {
+    cache.k = download_bf16(k.get(), cache.k.size());
+    cache.v = download_bf16(v.get(), cache.v.size());
   }
 };
 
@@ -155,19 +162,50 @@ void kv_append(const std::vector<float>& k_new, const std::vector<float>& v_new,
               v_new.size() == k_new.size(),
           "kv_append: k_new and v_new must be tokens x kv_width");
   require_device();
-  const TokenIndex index(batch);
-  DeviceBuffer<bf16> dk, dv, ck, cv;
+  DeviceCacheCall d(cache, batch);
+  DeviceBuffer<bf16> dk, dv;
   upload_bf16(dk, k_new);
   upload_bf16(dv, v_new);
-  upload_bf16(ck, cache.k);
-  upload_bf16(cv, cache.v);
-  auto dslot = to_device(index.slot);
-  auto dpos = to_device(index.pos);
-  detail::launch_kv_append(dk.get(), dv.get(), kv_width, batch.total_tokens(), dslot.get(),
-                           dpos.get(), ck.get(), cv.get(), cs.offset(layer, 0, 0),
+  detail::launch_kv_append(dk.get(), dv.get(), kv_width, batch.total_tokens(), d.slot.get(),
+                           d.pos.get(), d.k.get(), d.v.get(), cs.offset(layer, 0, 0),
                            static_cast<long long>(cs.max_tokens) * kv_width, kv_width, nullptr);
-  cache.k = download_bf16(ck.get(), cache.k.size());
-  cache.v = download_bf16(cv.get(), cache.v.size());
+  d.download_into(cache);
+}
+
+std::vector<float> qk_norm_rope_kv_append(const std::vector<float>& qkv,
+                                          const std::vector<float>& q_norm,
+                                          const std::vector<float>& k_norm,
+                                          const RaggedBatch& batch, int layer, int q_heads,
+                                          double eps, double theta, HostKvCache& cache) {
+  const KvCacheShape& cs = cache.shape;
+  const int hd = cs.head_dim;
+  const int kv_width = cs.kv_heads * hd;
+  batch.validate(cs, 1 << 30);
+  require(layer >= 0 && layer < cs.layers, "qk_norm_rope_kv_append: layer out of range");
+  require(q_heads > 0 && hd % 2 == 0 && q_norm.size() == static_cast<std::size_t>(hd) &&
+              k_norm.size() == q_norm.size(),
+          "qk_norm_rope_kv_append: q_heads > 0, head_dim even, gains of head_dim values");
+  const auto row = static_cast<std::size_t>(q_heads) * hd + 2 * static_cast<std::size_t>(kv_width);
+  require(qkv.size() == static_cast<std::size_t>(batch.total_tokens()) * row,
+          "qk_norm_rope_kv_append: qkv must be tokens x (q_heads + 2 kv_heads) x head_dim");
+  require_device();
+  DeviceCacheCall d(cache, batch);
+  DeviceBuffer<bf16> dqkv, dq_norm, dk_norm;
+  upload_bf16(dqkv, qkv);
+  upload_bf16(dq_norm, q_norm);
+  upload_bf16(dk_norm, k_norm);
+  detail::launch_qk_norm_rope_kv_append(
+      dqkv.get(), batch.total_tokens(), q_heads, cs.kv_heads, hd, dq_norm.get(), dk_norm.get(),
+      static_cast<float>(eps), theta, d.slot.get(), d.pos.get(), d.k.get(), d.v.get(),
+      cs.offset(layer, 0, 0), static_cast<long long>(cs.max_tokens) * kv_width, nullptr);
+  d.download_into(cache);
+  const std::vector<float> rows = download_bf16(dqkv.get(), qkv.size());
+  std::vector<float> q;
+  const std::size_t q_width = static_cast<std::size_t>(q_heads) * hd;
+  for (std::size_t t = 0; t < static_cast<std::size_t>(batch.total_tokens()); ++t) {
+    q.insert(q.end(), rows.begin() + t * row, rows.begin() + t * row + q_width);
+  }
+  return q;
 }
 
 std::vector<float> ragged_attention(const std::vector<float>& q, const HostKvCache& cache,
@@ -181,17 +219,13 @@ std::vector<float> ragged_attention(const std::vector<float>& q, const HostKvCac
   require(q.size() == static_cast<std::size_t>(batch.total_tokens() * q_width),
           "attention: q must be tokens x q_heads x head_dim");
   require_device();
-  const TokenIndex index(batch);
-  DeviceBuffer<bf16> dq, ck, cv;
+  const DeviceCacheCall d(cache, batch);
+  DeviceBuffer<bf16> dq;
   upload_bf16(dq, q);
-  upload_bf16(ck, cache.k);
-  upload_bf16(cv, cache.v);
-  auto dslot = to_device(index.slot);
-  auto dlen = to_device(index.kv_len);
   DeviceBuffer<bf16> out(q.size());
-  detail::launch_ragged_attention(dq.get(), q_width, ck.get(), cv.get(), cs.offset(layer, 0, 0),
+  detail::launch_ragged_attention(dq.get(), q_width, d.k.get(), d.v.get(), cs.offset(layer, 0, 0),
                                   static_cast<long long>(cs.max_tokens) * kv_width, kv_width,
-                                  dslot.get(), dlen.get(), batch.total_tokens(), q_heads,
+                                  d.slot.get(), d.kv_len.get(), batch.total_tokens(), q_heads,
                                   q_heads / cs.kv_heads, cs.head_dim, out.get(), q_width, nullptr);
   return download_bf16(out.get(), q.size());
 }
@@ -247,7 +281,7 @@ RejectionResult rejection_verify(const RejectionBatch& b) {
   DeviceBuffer<int> accepted(static_cast<std::size_t>(requests));
   DeviceBuffer<int> committed(static_cast<std::size_t>(requests));
   detail::launch_rejection(cu.get(), requests, b.vocab, pt.get(), pd.get(), tokens.get(), au.get(),
-                           su.get(), accepted.get(), committed.get(), nullptr);
+                           su.get(), 0, accepted.get(), committed.get(), nullptr);
   RejectionResult out;
   out.accepted = accepted.download(accepted.size());
   out.committed = committed.download(committed.size());
@@ -260,30 +294,14 @@ CopyBandwidth measure_copy_bandwidth(std::size_t bytes, const SamplingOptions& o
   DeviceBuffer<char> src(bytes);
   DeviceBuffer<char> dst(bytes);
   SPARKSIM_CUDA(cudaMemset(src.get(), 1, bytes));
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-  SPARKSIM_CUDA(cudaEventCreate(&start));
-  SPARKSIM_CUDA(cudaEventCreate(&stop));
-  TimingStats stats;
-  try {
-    stats = sample_until_stable(
-        [&] {
-          SPARKSIM_CUDA(cudaEventRecord(start));
+  detail::EventTimer timer;
+  const TimingStats stats = sample_until_stable(
+      [&] {
+        return timer.time_us(nullptr, [&] {
           SPARKSIM_CUDA(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice));
-          SPARKSIM_CUDA(cudaEventRecord(stop));
-          SPARKSIM_CUDA(cudaEventSynchronize(stop));
-          float ms = 0.0f;
-          SPARKSIM_CUDA(cudaEventElapsedTime(&ms, start, stop));
-          return 1000.0 * ms;
-        },
-        options);
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+        });
+      },
+      options);
   // Read plus write, as model_shapes.json's copy_tb_s_measured_read_plus_write.
   return {2.0 * static_cast<double>(bytes) / (stats.mean_us * 1e-6) / 1e9, stats};
 }

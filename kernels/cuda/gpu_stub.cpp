@@ -35,6 +35,11 @@ void kv_append(const std::vector<float>&, const std::vector<float>&, const Ragge
                HostKvCache&) {
   no_cuda();
 }
+std::vector<float> qk_norm_rope_kv_append(const std::vector<float>&, const std::vector<float>&,
+                                          const std::vector<float>&, const RaggedBatch&, int, int,
+                                          double, double, HostKvCache&) {
+  no_cuda();
+}
 std::vector<float> ragged_attention(const std::vector<float>&, const HostKvCache&, int,
                                     const RaggedBatch&, int) {
   no_cuda();
@@ -125,6 +130,13 @@ std::vector<StepOutcome> GreedyStepRunner::step(std::vector<SpecRequest>&,
 double GreedyStepRunner::last_step_us() const {
   no_cuda();
 }
+std::vector<StepOutcome> GreedyStepRunner::step(std::vector<SpecRequest>&, const std::vector<int>&,
+                                                const StepSampling&) {
+  no_cuda();
+}
+GreedyStepRunner::SampledInputs GreedyStepRunner::last_sampled_inputs() const {
+  no_cuda();
+}
 
 VerifyModel::VerifyModel(const TransformerShape&, std::uint64_t, double, const KvCacheShape&) {
   no_cuda();
@@ -170,6 +182,9 @@ GpuDraftResult DsparkModel::results() const {
   no_cuda();
 }
 double DsparkModel::run_timed_us() {
+  no_cuda();
+}
+double DsparkModel::last_markov_loop_us() const {
   no_cuda();
 }
 void DsparkModel::upload_kv(const HostKvCache&) {

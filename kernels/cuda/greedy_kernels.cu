@@ -25,15 +25,9 @@ __global__ void place_drafts_kernel(const int* drafts, int gamma, const int* cu,
 
 __global__ void row_argmax_kernel(const float* logits, int vocab, int* argmax) {
   const float* x = logits + static_cast<long long>(blockIdx.x) * vocab;
-  float best = -INFINITY;
-  int best_idx = vocab;
-  for (int j = threadIdx.x; j < vocab; j += blockDim.x) {
-    if (x[j] > best) {  // strided ascending j: the first maximum of this thread
-      best = x[j];
-      best_idx = j;
-    }
-  }
-  block_argmax(best, best_idx);
+  float best = 0.0f;
+  int best_idx = 0;
+  block_row_argmax(x, vocab, best, best_idx);
   if (threadIdx.x == 0) argmax[blockIdx.x] = best_idx;
 }
 

@@ -33,6 +33,16 @@ void launch_kv_append(const bf16* k_src, const bf16* v_src, long long src_stride
                       long long layer_offset, long long slot_stride, int kv_width,
                       cudaStream_t stream);
 
+// The five launches above fused (fused_qk_norm_rope_kv.cu): qkv [T x (q_heads + 2 kv_heads) x
+// head_dim], query heads normalised and rotated in place, key heads normalised and rotated into
+// the cache at (token_slot, token_pos), value heads copied beside them. Tolerance
+// kFusedQkNormRopeMaxRel (queries, keys), exact for the values.
+void launch_qk_norm_rope_kv_append(bf16* qkv, int tokens, int q_heads, int kv_heads, int head_dim,
+                                   const bf16* q_norm, const bf16* k_norm, float eps, double theta,
+                                   const int* token_slot, const int* token_pos, bf16* k_cache,
+                                   bf16* v_cache, long long layer_offset, long long slot_stride,
+                                   cudaStream_t stream);
+
 // Tolerance kAttentionMaxRel.
 void launch_ragged_attention(const bf16* q, long long q_stride, const bf16* k_cache,
                              const bf16* v_cache, long long layer_offset, long long slot_stride,
@@ -71,10 +81,13 @@ void launch_greedy_accept(const int* cu, const int* tokens, const int* argmax, i
 void launch_softmax(const float* logits, int rows, int n, float inv_temperature, float* out,
                     cudaStream_t stream);
 
-// Tolerance: accepted counts exact, committed tokens kRejectionBoundaryMargin.
+// Tolerance: accepted counts exact, committed tokens kRejectionBoundaryMargin. Draft rows (of
+// p_draft, draft_tokens, accept_u) packed as RejectionBatch's when draft_row_stride is 0, else
+// request r's from row r * draft_row_stride (the drafter's [R x gamma] layout).
 void launch_rejection(const int* cu_seqlens, int requests, int vocab, const float* p_target,
                       const float* p_draft, const int* draft_tokens, const double* accept_u,
-                      const double* sample_u, int* accepted, int* committed, cudaStream_t stream);
+                      const double* sample_u, int draft_row_stride, int* accepted, int* committed,
+                      cudaStream_t stream);
 
 // C [m x n] (row-major, fp32 or bf16, row stride ldc, n when 0) = A [m x k] W [n x k]^T + beta C:
 // bf16 inputs, fp32 accumulation (CUBLAS_COMPUTE_32F). Tolerance kGemmMaxRel.

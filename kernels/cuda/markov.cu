@@ -69,15 +69,9 @@ __global__ void markov_sample_kernel(const float* logits, int gamma, int k, int 
   const float* x = logits + row * vocab;
   float* p = p_draft + row * vocab;
   const float inv_t = temperature > 0.0f ? 1.0f / temperature : 1.0f;
-  float best = -INFINITY;
-  int best_idx = vocab;
-  for (int j = threadIdx.x; j < vocab; j += blockDim.x) {
-    if (x[j] > best) {  // strided ascending j: the first maximum of this thread
-      best = x[j];
-      best_idx = j;
-    }
-  }
-  block_argmax(best, best_idx);
+  float best = 0.0f;
+  int best_idx = 0;
+  block_row_argmax(x, vocab, best, best_idx);
   float sum = 0.0f;
   for (int j = threadIdx.x; j < vocab; j += blockDim.x) sum += expf((x[j] - best) * inv_t);
   const float inv_sum = 1.0f / block_sum(sum);

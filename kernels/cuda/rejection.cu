@@ -2,6 +2,8 @@
 // (d_r <= a few dozen, sequential by definition), then the block draws the committed token by an
 // inverse CDF over the vocabulary: per-thread contiguous chunk sums in double, a serial exclusive
 // scan of the 256 chunk sums, and the one thread whose chunk holds u * total finds the token.
+// Draft rows are packed (request r's drafts from row cu_seqlens[r] - r, as RejectionBatch lays
+// them out) or, for a step on the device, the drafter's own [R x gamma] rows (from r * gamma).
 // Tolerance: kernels/kernel_tolerances.hpp.
 #include "kernels/cuda/launchers.cuh"
 
@@ -18,12 +20,12 @@ __device__ double weight_at(const float* pt, const float* pd, bool residual, int
 
 __global__ void rejection_kernel(const int* cu_seqlens, int vocab, const float* p_target,
                                  const float* p_draft, const int* draft_tokens,
-                                 const double* accept_u, const double* sample_u, int* accepted,
-                                 int* committed) {
+                                 const double* accept_u, const double* sample_u,
+                                 int draft_row_stride, int* accepted, int* committed) {
   const int r = blockIdx.x;
   const int rows = cu_seqlens[r + 1] - cu_seqlens[r];
   const int drafts = rows - 1;
-  const int first_draft = cu_seqlens[r] - r;
+  const int first_draft = draft_row_stride > 0 ? r * draft_row_stride : cu_seqlens[r] - r;
   __shared__ int shared_accepted;
   __shared__ double prefix[kThreads + 1];
   __shared__ int result;
@@ -106,10 +108,12 @@ __global__ void rejection_kernel(const int* cu_seqlens, int vocab, const float* 
 
 void launch_rejection(const int* cu_seqlens, int requests, int vocab, const float* p_target,
                       const float* p_draft, const int* draft_tokens, const double* accept_u,
-                      const double* sample_u, int* accepted, int* committed, cudaStream_t stream) {
+                      const double* sample_u, int draft_row_stride, int* accepted, int* committed,
+                      cudaStream_t stream) {
   if (requests == 0) return;
-  rejection_kernel<<<requests, kThreads, 0, stream>>>(
-      cu_seqlens, vocab, p_target, p_draft, draft_tokens, accept_u, sample_u, accepted, committed);
+  rejection_kernel<<<requests, kThreads, 0, stream>>>(cu_seqlens, vocab, p_target, p_draft,
+                                                      draft_tokens, accept_u, sample_u,
+                                                      draft_row_stride, accepted, committed);
   SPARKSIM_LAUNCHED();
 }
 

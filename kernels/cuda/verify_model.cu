@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "kernels/cuda/attention_paths.cuh"
+#include "kernels/cuda/device_stream.cuh"
 #include "kernels/cuda/launchers.cuh"
 #include "kernels/gpu_kernels.hpp"
 #include "kernels/verify_rows.hpp"
@@ -21,13 +22,10 @@ namespace sparksim::kernels::gpu {
 
 using detail::bf16;
 using detail::DeviceBuffer;
+using detail::require;
 using detail::RowLayout;
 
 namespace {
-
-void require(bool ok, const char* what) {
-  if (!ok) throw std::invalid_argument(what);
-}
 
 // cuBLAS's recommended workspace on Hopper; set once, so capture never allocates.
 constexpr std::size_t kCublasWorkspaceBytes = std::size_t{32} << 20;
@@ -88,15 +86,15 @@ struct Staging {
 
 }  // namespace
 
-struct VerifyModel::Impl {
+struct VerifyModel::Impl : detail::LayerWorkspace {
   TransformerShape shape;
-  KvCacheShape cache_shape;   // the caller's
-  KvCacheShape device_cache;  // plus the spare slot
-  cublasHandle_t cublas = nullptr;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-  DeviceBuffer<char> cublas_workspace;
+  KvCacheShape cache_shape;             // the caller's
+  KvCacheShape device_cache;            // plus the spare slot
+  DeviceBuffer<char> cublas_workspace;  // before the handle, so it outlives it
+  detail::DeviceStream queue;
+  const cudaStream_t stream = queue.stream();
+  const cublasHandle_t cublas = queue.cublas();
+  detail::EventTimer timer;
 
   struct Layer {
     DeviceBuffer<bf16> attn_norm, wqkv, q_norm, k_norm, wo, ffn_norm, w_gate_up, w_down;
@@ -108,10 +106,9 @@ struct VerifyModel::Impl {
 
   // Fixed-capacity buffers (capacity tokens each).
   int capacity = 0;
-  DeviceBuffer<int> index_block;  // kIndexArrays x capacity
-  DeviceBuffer<float> x, x_rows, logits;
-  DeviceBuffer<bf16> normed, qkv, attn, gate_up, act;
-  DeviceBuffer<bf16> states;  // [capacity x capture_layers * hidden]
+  DeviceBuffer<int> index_block;       // kIndexArrays x capacity
+  DeviceBuffer<float> x_rows, logits;  // and the layer workspace
+  DeviceBuffer<bf16> states;           // [capacity x capture_layers * hidden]
   std::vector<int> capture_layers;
   DeviceBuffer<char> l2_flush;
   Staging staging[2];
@@ -137,15 +134,8 @@ struct VerifyModel::Impl {
   std::string attention_summary = "none";
 
   Impl(const TransformerShape& s, const KvCacheShape& cache) : shape(s) {
-    // A blocking stream: the weight and cache uploads (cudaMemcpy on the legacy stream) are
-    // ordered before its work.
-    SPARKSIM_CUDA(cudaStreamCreate(&stream));
-    SPARKSIM_CUBLAS(cublasCreate(&cublas));
-    SPARKSIM_CUBLAS(cublasSetStream(cublas, stream));
     cublas_workspace.resize(kCublasWorkspaceBytes);
     SPARKSIM_CUBLAS(cublasSetWorkspace(cublas, cublas_workspace.get(), kCublasWorkspaceBytes));
-    SPARKSIM_CUDA(cudaEventCreate(&start));
-    SPARKSIM_CUDA(cudaEventCreate(&stop));
     layers.resize(static_cast<std::size_t>(s.layers));
     int device = 0;
     SPARKSIM_CUDA(cudaGetDevice(&device));
@@ -155,12 +145,8 @@ struct VerifyModel::Impl {
     allocate_cache(cache);
   }
   ~Impl() {
-    if (stream != nullptr) cudaStreamSynchronize(stream);
+    cudaStreamSynchronize(stream);
     drop_graphs();
-    if (start != nullptr) cudaEventDestroy(start);
-    if (stop != nullptr) cudaEventDestroy(stop);
-    if (cublas != nullptr) cublasDestroy(cublas);
-    if (stream != nullptr) cudaStreamDestroy(stream);
   }
 
   void drop_graphs() {
@@ -172,12 +158,8 @@ struct VerifyModel::Impl {
     cache_shape = cache;
     device_cache = with_spare_slot(cache);
     drop_graphs();  // the graphs hold the old cache's addresses
-    k_cache.resize(0);
-    v_cache.resize(0);
-    k_cache.resize(static_cast<std::size_t>(device_cache.elements()));
-    v_cache.resize(static_cast<std::size_t>(device_cache.elements()));
-    SPARKSIM_CUDA(cudaMemsetAsync(k_cache.get(), 0, k_cache.size() * sizeof(bf16), stream));
-    SPARKSIM_CUDA(cudaMemsetAsync(v_cache.get(), 0, v_cache.size() * sizeof(bf16), stream));
+    detail::allocate_zeroed_kv(k_cache, v_cache, static_cast<std::size_t>(device_cache.elements()),
+                               stream);
   }
 
   // Grows every per-token buffer to `tokens`; a growth moves them, so the graphs go.
@@ -194,13 +176,8 @@ struct VerifyModel::Impl {
     const auto partial_rows = static_cast<std::size_t>(attention_layout.token_splits) * s.q_heads;
     partial_o.resize(partial_rows * s.head_dim);
     partial_lse.resize(partial_rows);
-    x.resize(t * s.hidden);
+    reserve_tokens(s, t);
     x_rows.resize(t * s.hidden);
-    normed.resize(t * s.hidden);
-    qkv.resize(t * s.qkv_width());
-    attn.resize(t * s.q_width());
-    gate_up.resize(t * 2 * s.ffn);
-    act.resize(t * s.ffn);
     logits.resize(t * s.vocab);
     states.resize(t * capture_layers.size() * s.hidden);
   }
@@ -243,8 +220,6 @@ struct VerifyModel::Impl {
     const int hd = s.head_dim;
     const int kv_width = s.kv_width();
     const RowLayout hidden_rows{1, s.hidden, 0};
-    const RowLayout q_rows{s.q_heads, s.qkv_width(), 0};
-    const RowLayout k_rows{s.kv_heads, s.qkv_width(), s.q_width()};
     const long long slot_stride = static_cast<long long>(cs.max_tokens) * kv_width;
     const int* tokens = index(0);
     const int* token_slot = index(1);
@@ -258,15 +233,10 @@ struct VerifyModel::Impl {
                                      eps, normed.get(), hidden_rows, st);
       detail::gemm_bf16(cb, normed.get(), w.wqkv.get(), qkv.get(), false, t_count, s.qkv_width(),
                         s.hidden, 0.0f);
-      detail::launch_rms_norm<bf16>(qkv.get(), q_rows, w.q_norm.get(), t_count * s.q_heads, hd, eps,
-                                    qkv.get(), q_rows, st);
-      detail::launch_rms_norm<bf16>(qkv.get(), k_rows, w.k_norm.get(), t_count * s.kv_heads, hd,
-                                    eps, qkv.get(), k_rows, st);
-      detail::launch_rope(qkv.get(), q_rows, token_pos, t_count * s.q_heads, hd, s.rope_theta, st);
-      detail::launch_rope(qkv.get(), k_rows, token_pos, t_count * s.kv_heads, hd, s.rope_theta, st);
-      detail::launch_kv_append(qkv.get() + s.q_width(), qkv.get() + s.q_width() + kv_width,
-                               s.qkv_width(), t_count, token_slot, token_pos, k_cache.get(),
-                               v_cache.get(), cs.offset(l, 0, 0), slot_stride, kv_width, st);
+      detail::launch_qk_norm_rope_kv_append(qkv.get(), t_count, s.q_heads, s.kv_heads, hd,
+                                            w.q_norm.get(), w.k_norm.get(), eps, s.rope_theta,
+                                            token_slot, token_pos, k_cache.get(), v_cache.get(),
+                                            cs.offset(l, 0, 0), slot_stride, st);
       if (planned_attention) {
         const detail::KvView kv{k_cache.get(), v_cache.get(), cs.offset(l, 0, 0), slot_stride,
                                 kv_width};
@@ -557,13 +527,7 @@ double VerifyModel::run_timed_us(std::size_t l2_flush_bytes) {
     // Outside the timed region, so every sample streams its weights from HBM.
     SPARKSIM_CUDA(cudaMemsetAsync(m.l2_flush.get(), 0, l2_flush_bytes, m.stream));
   }
-  SPARKSIM_CUDA(cudaEventRecord(m.start, m.stream));
-  run();
-  SPARKSIM_CUDA(cudaEventRecord(m.stop, m.stream));
-  SPARKSIM_CUDA(cudaEventSynchronize(m.stop));
-  float ms = 0.0f;
-  SPARKSIM_CUDA(cudaEventElapsedTime(&ms, m.start, m.stop));
-  return 1000.0 * ms;
+  return m.timer.time_us(m.stream, [this] { run(); });
 }
 
 TimingStats VerifyModel::time_run(const SamplingOptions& options, std::size_t l2_flush_bytes) {

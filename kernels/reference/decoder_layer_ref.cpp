@@ -23,6 +23,8 @@ LayerQkv layer_qkv_ref(const LayerWeights& w, const TransformerShape& s, const d
       rms_norm_ref(xt, w.attn_norm.data(), h, s.rms_eps, normed.data());
     }
     matvec_ref(w.wqkv.data(), normed.data(), s.qkv_width(), h, qkv.data());
+    qk_norm_rope_ref(qkv.data(), w.q_norm.data(), w.k_norm.data(), s.q_heads, s.kv_heads, hd,
+                     positions[t], s.rms_eps, s.rope_theta);
     double* q = out.q.data() + static_cast<long long>(t) * s.q_width();
     double* k = out.k.data() + static_cast<long long>(t) * s.kv_width();
     double* v = out.v.data() + static_cast<long long>(t) * s.kv_width();
@@ -30,14 +32,6 @@ LayerQkv layer_qkv_ref(const LayerWeights& w, const TransformerShape& s, const d
     for (int i = 0; i < s.kv_width(); ++i) {
       k[i] = qkv[s.q_width() + i];
       v[i] = qkv[s.q_width() + s.kv_width() + i];
-    }
-    for (int head = 0; head < s.q_heads; ++head) {
-      rms_norm_ref(q + head * hd, w.q_norm.data(), hd, s.rms_eps, q + head * hd);
-      rope_ref(q + head * hd, hd, positions[t], s.rope_theta);
-    }
-    for (int head = 0; head < s.kv_heads; ++head) {
-      rms_norm_ref(k + head * hd, w.k_norm.data(), hd, s.rms_eps, k + head * hd);
-      rope_ref(k + head * hd, hd, positions[t], s.rope_theta);
     }
   }
   return out;

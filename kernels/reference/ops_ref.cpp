@@ -23,6 +23,15 @@ void matvec_ref(const float* w, const double* x, int rows, int cols, double* y) 
   }
 }
 
+void qk_norm_rope_ref(double* qkv, const float* q_norm, const float* k_norm, int q_heads,
+                      int kv_heads, int head_dim, int position, double eps, double theta) {
+  for (int head = 0; head < q_heads + kv_heads; ++head) {
+    double* h = qkv + static_cast<long long>(head) * head_dim;
+    rms_norm_ref(h, head < q_heads ? q_norm : k_norm, head_dim, eps, h);
+    rope_ref(h, head_dim, position, theta);
+  }
+}
+
 void rope_ref(double* head, int head_dim, int position, double theta) {
   const int half = head_dim / 2;
   for (int i = 0; i < half; ++i) {

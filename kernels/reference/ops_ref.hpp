@@ -15,6 +15,14 @@ void matvec_ref(const float* w, const double* x, int rows, int cols, double* y);
 // by position * theta^(-2i/head_dim).
 void rope_ref(double* head, int head_dim, int position, double theta);
 
+// Qwen3's per-head q/k norm then RoPE of one token's fused projection, in place: qkv is
+// [q_heads | kv_heads | kv_heads] heads of head_dim (queries, keys, values); each query head is
+// RMSNorm'd with q_norm and each key head with k_norm (head_dim gains), then rotated at
+// `position`; the values are left as they are. The composition of rms_norm_ref and rope_ref that
+// the fused kernel (cuda/fused_qk_norm_rope_kv.cu) replaces.
+void qk_norm_rope_ref(double* qkv, const float* q_norm, const float* k_norm, int q_heads,
+                      int kv_heads, int head_dim, int position, double eps, double theta);
+
 // out_i = silu(gate_i) * up_i, silu(g) = g / (1 + e^-g). out may alias either input.
 void swiglu_ref(const double* gate, const double* up, int n, double* out);
 

@@ -90,28 +90,87 @@ std::vector<StepOutcome> verify_step_ref(const TargetWeights& target, HostKvCach
   return out;
 }
 
-std::vector<StepOutcome> dspark_greedy_step_ref(const TargetWeights& target,
-                                                const DraftWeights& drafter,
-                                                HostKvCache& target_cache, HostKvCache& draft_cache,
-                                                std::vector<SpecRequest>& requests,
-                                                const std::vector<int>& verify_lengths) {
-  std::vector<std::vector<int>> drafts;
-  for (std::size_t r = 0; r < requests.size(); ++r) {
-    const DraftResult d = dspark_draft_ref(drafter, target, draft_cache, requests[r].slot,
-                                           requests[r].context_len, requests[r].anchor, {});
-    const int l = std::clamp(verify_lengths.at(r), 0, drafter.shape.block_size);
-    drafts.emplace_back(d.tokens.begin(), d.tokens.begin() + l);
+void StepSampling::validate(int requests, int gamma) const {
+  const auto rg = static_cast<std::size_t>(requests) * static_cast<std::size_t>(gamma);
+  if (!(temperature > 0) || draft_uniforms.size() != rg || accept_uniforms.size() != rg ||
+      sample_uniforms.size() != static_cast<std::size_t>(requests)) {
+    throw std::invalid_argument(
+        "step sampling: temperature > 0, draft and accept uniforms R x gamma, sample uniforms R");
   }
-  const std::vector<SpecRequest> before = requests;
+  for (const auto* u : {&draft_uniforms, &accept_uniforms, &sample_uniforms}) {
+    for (double value : *u) {
+      if (!(value >= 0.0 && value < 1.0)) {
+        throw std::invalid_argument("step sampling: a uniform is outside [0, 1)");
+      }
+    }
+  }
+}
+
+namespace {
+
+// Greedy (sampling == nullptr) or sampled DSpark step.
+std::vector<StepOutcome> dspark_step_ref(const TargetWeights& target, const DraftWeights& drafter,
+                                         HostKvCache& target_cache, HostKvCache& draft_cache,
+                                         std::vector<SpecRequest>& requests,
+                                         const std::vector<int>& verify_lengths,
+                                         const StepSampling* sampling) {
+  const int gamma = drafter.shape.block_size;
+  const int r_count = static_cast<int>(requests.size());
+  if (sampling != nullptr) sampling->validate(r_count, gamma);
+  const auto v = static_cast<std::size_t>(target.shape.vocab);
+  std::vector<std::vector<int>> drafts;
+  std::vector<std::vector<double>> p_draft(requests.size());
   VerifyStepOptions o;
   o.capture_layers = drafter.shape.target_layer_ids;
-  std::vector<StepOutcome> out = verify_step_ref(
-      target, target_cache, requests, drafts, std::vector<std::vector<double>>(requests.size()), o);
+  for (int r = 0; r < r_count; ++r) {
+    DraftOptions draft_options;
+    const auto first = static_cast<std::ptrdiff_t>(r) * gamma;
+    if (sampling != nullptr) {
+      draft_options.temperature = sampling->temperature;
+      draft_options.uniforms.assign(sampling->draft_uniforms.begin() + first,
+                                    sampling->draft_uniforms.begin() + first + gamma);
+    }
+    const DraftResult d =
+        dspark_draft_ref(drafter, target, draft_cache, requests[r].slot, requests[r].context_len,
+                         requests[r].anchor, draft_options);
+    const int l = std::clamp(verify_lengths.at(r), 0, gamma);
+    drafts.emplace_back(d.tokens.begin(), d.tokens.begin() + l);
+    if (sampling == nullptr) continue;
+    p_draft[r].assign(d.p_draft.begin(), d.p_draft.begin() + static_cast<std::ptrdiff_t>(l * v));
+    o.accept_uniforms.insert(o.accept_uniforms.end(), sampling->accept_uniforms.begin() + first,
+                             sampling->accept_uniforms.begin() + first + l);
+  }
+  if (sampling != nullptr) {
+    o.temperature = sampling->temperature;
+    o.sample_uniforms = sampling->sample_uniforms;
+  }
+  const std::vector<SpecRequest> before = requests;
+  std::vector<StepOutcome> out =
+      verify_step_ref(target, target_cache, requests, drafts, p_draft, o);
   for (std::size_t r = 0; r < requests.size(); ++r) {
     dspark_context_update_ref(drafter, target.shape, out[r].states.data(), 1 + out[r].accepted,
                               before[r].context_len, before[r].slot, draft_cache);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<StepOutcome> dspark_greedy_step_ref(const TargetWeights& target,
+                                                const DraftWeights& drafter,
+                                                HostKvCache& target_cache, HostKvCache& draft_cache,
+                                                std::vector<SpecRequest>& requests,
+                                                const std::vector<int>& verify_lengths) {
+  return dspark_step_ref(target, drafter, target_cache, draft_cache, requests, verify_lengths,
+                         nullptr);
+}
+
+std::vector<StepOutcome> dspark_sampled_step_ref(
+    const TargetWeights& target, const DraftWeights& drafter, HostKvCache& target_cache,
+    HostKvCache& draft_cache, std::vector<SpecRequest>& requests,
+    const std::vector<int>& verify_lengths, const StepSampling& sampling) {
+  return dspark_step_ref(target, drafter, target_cache, draft_cache, requests, verify_lengths,
+                         &sampling);
 }
 
 }  // namespace sparksim::kernels

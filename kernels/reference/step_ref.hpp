@@ -55,4 +55,24 @@ std::vector<StepOutcome> dspark_greedy_step_ref(const TargetWeights& target,
                                                 std::vector<SpecRequest>& requests,
                                                 const std::vector<int>& verify_lengths);
 
+// The randomness of a sampled (lossless) DSpark step, all at the same temperature: the drafter
+// draws x_k from softmax(logits / temperature), the target verifies against softmax(logits /
+// temperature) by rejection sampling. Uniforms in [0, 1), laid out per request and block
+// position (the device step runner takes the same arrays).
+struct StepSampling {
+  double temperature = 1.0;             // > 0
+  std::vector<double> draft_uniforms;   // [R x gamma]: x_k of request r at r * gamma + k - 1
+  std::vector<double> accept_uniforms;  // [R x gamma]: the test of draft i of request r
+  std::vector<double> sample_uniforms;  // [R]: the residual or bonus draw
+  // std::invalid_argument unless temperature > 0 and the arrays are R x gamma, R, in [0, 1).
+  void validate(int requests, int gamma) const;
+};
+
+// The sampled step: dspark_draft_ref at the temperature with the draft uniforms, verify_step_ref
+// with the drafts' distributions and the accept / sample uniforms, the context update.
+std::vector<StepOutcome> dspark_sampled_step_ref(
+    const TargetWeights& target, const DraftWeights& drafter, HostKvCache& target_cache,
+    HostKvCache& draft_cache, std::vector<SpecRequest>& requests,
+    const std::vector<int>& verify_lengths, const StepSampling& sampling);
+
 }  // namespace sparksim::kernels

@@ -21,9 +21,10 @@ namespace {
 // Cost = 10 + 2 per token + 0.01 per (query, context) pair, draft = 5 per request per gamma.
 class LinearFakeBackend : public StepBackend {
  public:
+  LinearFakeBackend() : StepBackend(4, 100) {}
   std::string device() const override { return "fake"; }
-  int max_requests() const override { return 4; }
-  int max_slot_tokens() const override { return 100; }
+  double weights_bytes() const override { return 0; }
+  double kv_bytes_per_token() const override { return 0; }
   double verify_us(const VerifyBatch& b) override {
     const BatchFeatures f = features_of(b);
     return 10 + 2.0 * (f.verify_tokens + f.prefill_tokens) +
@@ -254,6 +255,10 @@ TEST_CASE("CudaStepBackend: NoCudaDevice without a device, positive event times 
   CHECK(cuda.verify_us(decode) > 0);
   CHECK(cuda.verify_us(prefill) > 0);
   CHECK(cuda.draft_us(DraftBatch{4, DraftFamily::kDspark, {8, 20}}) > 0);
+  CHECK(cuda.engine_step_us(DraftBatch{4, DraftFamily::kDspark, {8, 20}}, 3) > 0);
+  CHECK(cuda.engine_step_us(DraftBatch{4, DraftFamily::kDspark, {8, 20}}, 3, 0.8) > 0);
+  CHECK_THROWS_AS(cuda.engine_step_us(DraftBatch{4, DraftFamily::kDspark, {60}}, 3),
+                  std::invalid_argument);
   CHECK_THROWS_AS(cuda.verify_us(VerifyBatch{{{0, 1, false}, {0, 1, false}, {0, 1, false}}}),
                   std::invalid_argument);
 }

@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/kernels/tiny_model_fixture.hpp"
+
 namespace sparksim::kernels {
 namespace {
 
@@ -15,12 +17,10 @@ const TransformerShape kTarget = tiny_qwen3_shape();
 const DraftShape kDraft = tiny_dspark_shape();
 
 const TargetWeights& target() {
-  static const TargetWeights w = make_random_target_weights(kTarget, 3, 0.1);
-  return w;
+  return test::tiny_target(3);
 }
 const DraftWeights& drafter() {
-  static const DraftWeights w = make_random_draft_weights(kTarget, kDraft, 3, 0.1);
-  return w;
+  return test::tiny_drafter(3);
 }
 
 KvCacheShape draft_cache_shape() {
@@ -38,12 +38,7 @@ std::vector<double> states(int n, std::uint64_t seed) {
 }
 
 HostKvCache noisy(std::uint64_t seed) {
-  HostKvCache c(draft_cache_shape());
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> d(0.0f, 3.0f);
-  for (float& v : c.k) v = d(rng);
-  for (float& v : c.v) v = d(rng);
-  return c;
+  return test::noisy_cache(draft_cache_shape(), seed);
 }
 
 double max_diff(const std::vector<double>& a, const std::vector<double>& b) {

@@ -37,6 +37,9 @@ TEST_CASE("gpu rope matches its reference", "[kernels][gpu]") {
 TEST_CASE("gpu kv_append matches its reference", "[kernels][gpu]") {
   gpu_check("kv_append");
 }
+TEST_CASE("gpu qk_norm_rope_kv (fused) matches its reference composition", "[kernels][gpu]") {
+  gpu_check("qk_norm_rope_kv");
+}
 TEST_CASE("gpu attention matches its reference", "[kernels][gpu]") {
   gpu_check("attention");
 }
@@ -95,9 +98,13 @@ TEST_CASE("gpu greedy_step matches its reference", "[kernels][gpu]") {
   gpu_check("greedy_step");
 }
 
+TEST_CASE("gpu sampled_step matches its reference", "[kernels][gpu]") {
+  gpu_check("sampled_step");
+}
+
 TEST_CASE("every kernel check has a gpu test", "[kernels][gpu]") {
   // Guards the list above against a check added without its test.
-  CHECK(kernel_check_names().size() == 19u);
+  CHECK(kernel_check_names().size() == 21u);
   CHECK_THROWS_WITH(run_kernel_check("nope", 1), Catch::Contains("valid: rms_norm"));
 }
 

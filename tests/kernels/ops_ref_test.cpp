@@ -71,6 +71,25 @@ TEST_CASE("rope: NeoX pairs (i, i + d/2) rotate by position · theta^(-2i/d)",
   CHECK(unit_theta[3] == Approx(std::sin(1.0)).epsilon(kTol));
 }
 
+TEST_CASE("qk_norm_rope: per-head norm with its own gain, then the rotation, values untouched",
+          "[kernels][ops_ref]") {
+  // head_dim 2, one query, one key and one value head at position 1 (the pair turns by 1 rad).
+  // Query (3, 4): rms sqrt(12.5), gain (2, 2) -> (6, 8) / sqrt(12.5). Key (1, -1): rms 1, gain
+  // (1, 0.5) -> (1, -0.5). Value (7, 9) as it was.
+  std::vector<double> qkv = {3.0, 4.0, 1.0, -1.0, 7.0, 9.0};
+  const std::vector<float> q_norm = {2.0f, 2.0f};
+  const std::vector<float> k_norm = {1.0f, 0.5f};
+  qk_norm_rope_ref(qkv.data(), q_norm.data(), k_norm.data(), 1, 1, 2, 1, 0.0, 10000.0);
+  const double a = 6.0 / std::sqrt(12.5);
+  const double b = 8.0 / std::sqrt(12.5);
+  CHECK(qkv[0] == Approx(a * std::cos(1.0) - b * std::sin(1.0)).epsilon(kTol));
+  CHECK(qkv[1] == Approx(b * std::cos(1.0) + a * std::sin(1.0)).epsilon(kTol));
+  CHECK(qkv[2] == Approx(std::cos(1.0) + 0.5 * std::sin(1.0)).epsilon(kTol));
+  CHECK(qkv[3] == Approx(-0.5 * std::cos(1.0) + std::sin(1.0)).epsilon(kTol));
+  CHECK(qkv[4] == 7.0);
+  CHECK(qkv[5] == 9.0);
+}
+
 TEST_CASE("swiglu: silu(g) · u at closed-form points", "[kernels][ops_ref]") {
   // silu(0) = 0; silu(ln 3) = ln 3 / (1 + 1/3) = 0.75 ln 3; silu(-ln 3) = -ln 3 / 4.
   const double ln3 = std::log(3.0);

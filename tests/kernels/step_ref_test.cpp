@@ -14,6 +14,7 @@
 #include "kernels/reference/ops_ref.hpp"
 #include "kernels/reference/rejection_ref.hpp"
 #include "kernels/reference/verify_forward_ref.hpp"
+#include "tests/kernels/tiny_model_fixture.hpp"
 
 namespace sparksim::kernels {
 namespace {
@@ -21,12 +22,10 @@ namespace {
 const TransformerShape kShape = tiny_qwen3_shape();
 
 const TargetWeights& target() {
-  static const TargetWeights w = make_random_target_weights(kShape, 21, 0.1);
-  return w;
+  return test::tiny_target(21);
 }
 const DraftWeights& drafter() {
-  static const DraftWeights w = make_random_draft_weights(kShape, tiny_dspark_shape(), 21, 0.1);
-  return w;
+  return test::tiny_drafter(21);
 }
 
 KvCacheShape target_cache_shape() {
@@ -42,18 +41,16 @@ int argmax_row(const std::vector<double>& logits, int row) {
   return static_cast<int>(std::max_element(begin, begin + v) - begin);
 }
 
-RaggedBatch single(const std::vector<int>& toks, int context, int slot) {
-  return {toks, {0, static_cast<int>(toks.size())}, {context}, {slot}};
-}
+using test::single_request;
 
 // The target alone, one token at a time after the prompt.
 std::vector<int> greedy_decode(const std::vector<int>& prompt, int n) {
   HostKvCache cache(target_cache_shape());
-  std::vector<double> logits = verify_forward_ref(target(), single(prompt, 0, 0), cache);
+  std::vector<double> logits = verify_forward_ref(target(), single_request(prompt, 0, 0), cache);
   std::vector<int> out = {argmax_row(logits, static_cast<int>(prompt.size()) - 1)};
   while (static_cast<int>(out.size()) < n) {
     const int ctx = static_cast<int>(prompt.size() + out.size()) - 1;
-    logits = verify_forward_ref(target(), single({out.back()}, ctx, 0), cache);
+    logits = verify_forward_ref(target(), single_request({out.back()}, ctx, 0), cache);
     out.push_back(argmax_row(logits, 0));
   }
   return out;
@@ -64,7 +61,7 @@ SpecRequest prefill(const std::vector<int>& prompt, int slot, HostKvCache& targe
                     HostKvCache* draft_cache) {
   const std::vector<int> head(prompt.begin(), prompt.end() - 1);
   ForwardCapture capture{tiny_dspark_shape().target_layer_ids, {}};
-  verify_forward_ref(target(), single(head, 0, slot), target_cache, &capture);
+  verify_forward_ref(target(), single_request(head, 0, slot), target_cache, &capture);
   if (draft_cache != nullptr) {
     dspark_context_update_ref(drafter(), kShape, capture.states.data(),
                               static_cast<int>(head.size()), 0, slot, *draft_cache);
@@ -136,7 +133,7 @@ TEST_CASE("drafts drawn from the target's own distribution are always accepted",
       std::vector<int> toks = {requests[0].anchor};
       toks.insert(toks.end(), drafts.begin(), drafts.end());
       const std::vector<double> logits =
-          verify_forward_ref(target(), single(toks, requests[0].context_len, 0), scratch);
+          verify_forward_ref(target(), single_request(toks, requests[0].context_len, 0), scratch);
       std::vector<double> p(v);
       softmax_ref(logits.data() + k * v, kShape.vocab, 0.8, p.data());
       drafts.push_back(
@@ -154,6 +151,61 @@ TEST_CASE("drafts drawn from the target's own distribution are always accepted",
     CHECK(out[0].accepted == 3);
     CHECK(requests[0].context_len == before + 4);
   }
+}
+
+TEST_CASE("sampled DSpark step: drafts are the drafter's draws, bonus the target's draw",
+          "[kernels][step_ref]") {
+  // Accept uniforms 0 accept every draft (u * p_d < p_t, p_t > 0 under softmax), so the
+  // committed tokens are the drafter's own draws at the draft uniforms, then the bonus token
+  // drawn from the target's distribution after them: each computed here by the references alone.
+  const std::vector<std::vector<int>> prompts = {{8, 8, 100, 4}, {61, 2, 33, 9, 120}};
+  HostKvCache target_cache(target_cache_shape());
+  HostKvCache draft_cache(draft_cache_shape());
+  std::vector<SpecRequest> requests = {prefill(prompts[0], 2, target_cache, &draft_cache),
+                                       prefill(prompts[1], 0, target_cache, &draft_cache)};
+  const int gamma = tiny_dspark_shape().block_size;
+  const std::vector<int> lengths = {3, 0};
+  const std::uint64_t key = derive_seed(9, 2);
+  std::uint64_t counter = 0;
+  StepSampling sampling;
+  sampling.temperature = 0.7;
+  for (int i = 0; i < 2 * gamma; ++i) {
+    sampling.draft_uniforms.push_back(counter_uniform(key, counter++));
+    sampling.accept_uniforms.push_back(0.0);
+  }
+  sampling.sample_uniforms = {counter_uniform(key, counter++), counter_uniform(key, counter++)};
+  const auto v = static_cast<std::size_t>(kShape.vocab);
+  std::vector<std::vector<int>> want(2);
+  for (int r = 0; r < 2; ++r) {
+    DraftOptions o;
+    o.temperature = sampling.temperature;
+    o.uniforms.assign(sampling.draft_uniforms.begin() + r * gamma,
+                      sampling.draft_uniforms.begin() + (r + 1) * gamma);
+    const DraftResult d = dspark_draft_ref(drafter(), target(), draft_cache, requests[r].slot,
+                                           requests[r].context_len, requests[r].anchor, o);
+    want[r].assign(d.tokens.begin(), d.tokens.begin() + lengths[r]);
+    std::vector<int> toks = {requests[r].anchor};
+    toks.insert(toks.end(), want[r].begin(), want[r].end());
+    HostKvCache scratch = target_cache;
+    const std::vector<double> logits = verify_forward_ref(
+        target(), single_request(toks, requests[r].context_len, requests[r].slot), scratch);
+    std::vector<double> p(v);
+    softmax_ref(logits.data() + lengths[r] * v, kShape.vocab, sampling.temperature, p.data());
+    want[r].push_back(sample_inverse_cdf_ref(p.data(), kShape.vocab, sampling.sample_uniforms[r]));
+  }
+  const std::vector<SpecRequest> before = requests;
+  const auto out = dspark_sampled_step_ref(target(), drafter(), target_cache, draft_cache, requests,
+                                           lengths, sampling);
+  for (int r = 0; r < 2; ++r) {
+    CHECK(out[r].accepted == lengths[r]);
+    CHECK(out[r].committed == want[r]);
+    CHECK(requests[r].context_len == before[r].context_len + 1 + lengths[r]);
+    CHECK(requests[r].anchor == want[r].back());
+  }
+  sampling.sample_uniforms.pop_back();
+  CHECK_THROWS_AS(dspark_sampled_step_ref(target(), drafter(), target_cache, draft_cache, requests,
+                                          lengths, sampling),
+                  std::invalid_argument);
 }
 
 }  // namespace

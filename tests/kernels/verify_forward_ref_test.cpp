@@ -10,29 +10,22 @@
 #include <catch2/catch.hpp>
 
 #include "kernels/reference/ops_ref.hpp"
+#include "tests/kernels/tiny_model_fixture.hpp"
 
 namespace sparksim::kernels {
 namespace {
 
 const TransformerShape kShape = tiny_qwen3_shape();
-// A larger weight scale than the realistic 0.02 sharpens attention on a 64-wide model.
 const TargetWeights& weights() {
-  static const TargetWeights w = make_random_target_weights(kShape, 7, 0.1);
-  return w;
+  return test::tiny_target(7);
 }
 
 KvCacheShape cache_shape() {
   return {kShape.layers, 4, 48, kShape.kv_heads, kShape.head_dim};
 }
 
-// A cache filled with noise, so that reading a wrong slot or position changes results.
 HostKvCache noisy_cache(std::uint64_t seed) {
-  HostKvCache c(cache_shape());
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> d(0.0f, 3.0f);
-  for (float& v : c.k) v = d(rng);
-  for (float& v : c.v) v = d(rng);
-  return c;
+  return test::noisy_cache(cache_shape(), seed);
 }
 
 std::vector<int> tokens(int n, int salt) {
@@ -41,9 +34,7 @@ std::vector<int> tokens(int n, int salt) {
   return out;
 }
 
-RaggedBatch single(const std::vector<int>& toks, int context, int slot) {
-  return {toks, {0, static_cast<int>(toks.size())}, {context}, {slot}};
-}
+using test::single_request;
 
 double max_abs(const std::vector<double>& v) {
   double m = 0.0;
@@ -67,7 +58,7 @@ TEST_CASE("ragged batch logits equal each request run alone", "[kernels][verify_
   HostKvCache batched = noisy_cache(1);
   for (int r = 0; r < 3; ++r) {
     if (contexts[r] > 0)
-      verify_forward_ref(weights(), single(tokens(contexts[r], r), 0, slots[r]), batched);
+      verify_forward_ref(weights(), single_request(tokens(contexts[r], r), 0, slots[r]), batched);
   }
   HostKvCache alone = batched;
   RaggedBatch batch;
@@ -85,7 +76,7 @@ TEST_CASE("ragged batch logits equal each request run alone", "[kernels][verify_
   REQUIRE(scale > 0.1);
   for (int r = 0; r < 3; ++r) {
     const std::vector<double> own = verify_forward_ref(
-        weights(), single(tokens(lengths[r], 10 + r), contexts[r], slots[r]), alone);
+        weights(), single_request(tokens(lengths[r], 10 + r), contexts[r], slots[r]), alone);
     INFO("request " << r);
     CHECK(max_diff(together, own, batch.cu_seqlens[r] * v, 0, lengths[r] * v) <= 1e-12 * scale);
   }
@@ -96,13 +87,13 @@ TEST_CASE("ragged batch logits equal each request run alone", "[kernels][verify_
 
 TEST_CASE("later tokens do not change earlier logits", "[kernels][verify_ref]") {
   HostKvCache short_cache = noisy_cache(2);
-  verify_forward_ref(weights(), single(tokens(9, 3), 0, 1), short_cache);
+  verify_forward_ref(weights(), single_request(tokens(9, 3), 0, 1), short_cache);
   HostKvCache long_cache = short_cache;
   std::vector<int> toks = tokens(6, 4);
-  const std::vector<double> short_logits =
-      verify_forward_ref(weights(), single({toks.begin(), toks.begin() + 3}, 9, 1), short_cache);
+  const std::vector<double> short_logits = verify_forward_ref(
+      weights(), single_request({toks.begin(), toks.begin() + 3}, 9, 1), short_cache);
   const std::vector<double> long_logits =
-      verify_forward_ref(weights(), single(toks, 9, 1), long_cache);
+      verify_forward_ref(weights(), single_request(toks, 9, 1), long_cache);
   const auto v = static_cast<std::size_t>(kShape.vocab);
   CHECK(max_diff(short_logits, long_logits, 0, 0, 3 * v) <= 1e-12 * max_abs(short_logits));
   // ... while the later positions' logits do depend on the tokens (the test has power).
@@ -113,10 +104,10 @@ TEST_CASE("two prefill chunks equal one pass", "[kernels][verify_ref]") {
   const std::vector<int> toks = tokens(12, 5);
   HostKvCache one = noisy_cache(3);
   HostKvCache two = one;
-  const std::vector<double> whole = verify_forward_ref(weights(), single(toks, 0, 0), one);
-  verify_forward_ref(weights(), single({toks.begin(), toks.begin() + 7}, 0, 0), two);
+  const std::vector<double> whole = verify_forward_ref(weights(), single_request(toks, 0, 0), one);
+  verify_forward_ref(weights(), single_request({toks.begin(), toks.begin() + 7}, 0, 0), two);
   const std::vector<double> tail =
-      verify_forward_ref(weights(), single({toks.begin() + 7, toks.end()}, 7, 0), two);
+      verify_forward_ref(weights(), single_request({toks.begin() + 7, toks.end()}, 7, 0), two);
   const auto v = static_cast<std::size_t>(kShape.vocab);
   CHECK(max_diff(whole, tail, 7 * v, 0, 5 * v) <= 1e-12 * max_abs(whole));
   CHECK(one.k == two.k);
@@ -126,7 +117,7 @@ TEST_CASE("captured last-layer state reproduces the logits", "[kernels][verify_r
   HostKvCache cache = noisy_cache(4);
   ForwardCapture capture{{kShape.layers - 1, 0}, {}};
   const std::vector<double> logits =
-      verify_forward_ref(weights(), single(tokens(3, 6), 0, 2), cache, &capture);
+      verify_forward_ref(weights(), single_request(tokens(3, 6), 0, 2), cache, &capture);
   const auto h = static_cast<std::size_t>(kShape.hidden);
   REQUIRE(capture.states.size() == 3 * 2 * h);
   std::vector<double> normed(h);
@@ -145,12 +136,12 @@ TEST_CASE("bad batches are rejected before any work", "[kernels][verify_ref]") {
   HostKvCache cache = noisy_cache(5);
   const HostKvCache before = cache;
   // Overflows its slot (48 tokens), repeats a slot, a token outside the vocabulary.
-  CHECK_THROWS_AS(verify_forward_ref(weights(), single(tokens(3, 0), 46, 0), cache),
+  CHECK_THROWS_AS(verify_forward_ref(weights(), single_request(tokens(3, 0), 46, 0), cache),
                   std::invalid_argument);
   CHECK_THROWS_AS(
       verify_forward_ref(weights(), RaggedBatch{{1, 2}, {0, 1, 2}, {0, 0}, {1, 1}}, cache),
       std::invalid_argument);
-  CHECK_THROWS_AS(verify_forward_ref(weights(), single({kShape.vocab}, 0, 0), cache),
+  CHECK_THROWS_AS(verify_forward_ref(weights(), single_request({kShape.vocab}, 0, 0), cache),
                   std::invalid_argument);
   CHECK(cache.k == before.k);
 }

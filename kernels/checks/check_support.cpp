@@ -1,0 +1,112 @@
+// The shared inputs of the kernel comparisons (check_support.hpp).
+#include "kernels/checks/check_support.hpp"
+
+#include <algorithm>
+
+#include <boost/random/normal_distribution.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+
+#include "common/rng.hpp"
+#include "kernels/bf16.hpp"
+#include "kernels/kernel_tolerances.hpp"
+#include "kernels/reference/ops_ref.hpp"
+
+namespace sparksim::kernels::checks {
+
+std::vector<float> Inputs::normal(std::size_t n, double scale, double center) {
+  boost::random::normal_distribution<double> d(center, scale);
+  std::vector<float> out(n);
+  for (float& v : out) v = round_to_bf16(static_cast<float>(d(rng_)));
+  return out;
+}
+
+int Inputs::integer(int lo, int hi) {
+  return boost::random::uniform_int_distribution<int>(lo, hi)(rng_);
+}
+
+double Inputs::uniform() {
+  return uniform01_from_bits(rng_());
+}
+
+std::vector<float> Inputs::distribution(int vocab) {
+  const std::vector<double> logits = widen(normal(static_cast<std::size_t>(vocab), 2.0));
+  std::vector<double> p(logits.size());
+  softmax_ref(logits.data(), vocab, 1.0, p.data());
+  return {p.begin(), p.end()};
+}
+
+std::vector<double> widen(const std::vector<float>& v) {
+  return {v.begin(), v.end()};
+}
+
+HostKvCache random_cache(Inputs& in, const KvCacheShape& shape) {
+  HostKvCache cache(shape);
+  cache.k = in.normal(cache.k.size());
+  cache.v = in.normal(cache.v.size());
+  return cache;
+}
+
+RaggedBatch make_batch(const std::vector<int>& contexts, const std::vector<int>& lengths,
+                       const std::vector<int>& slots, Inputs& in, int vocab) {
+  RaggedBatch b;
+  b.context_lens = contexts;
+  b.slots = slots;
+  b.cu_seqlens = {0};
+  for (int len : lengths) {
+    b.cu_seqlens.push_back(b.cu_seqlens.back() + len);
+    for (int i = 0; i < len; ++i) b.tokens.push_back(in.integer(0, vocab - 1));
+  }
+  return b;
+}
+
+std::vector<float> kv_values(const HostKvCache& cache) {
+  std::vector<float> out = cache.k;
+  out.insert(out.end(), cache.v.begin(), cache.v.end());
+  return out;
+}
+
+namespace {
+
+// The reference's committed token may differ from the kernel's only at a CDF boundary.
+bool at_cdf_boundary(const RejectionBatch& b, int q, int accepted) {
+  const int row = b.cu_seqlens[q] + accepted;
+  const int drafts = b.cu_seqlens[q + 1] - b.cu_seqlens[q] - 1;
+  const auto v = static_cast<std::size_t>(b.vocab);
+  std::vector<double> w(v);
+  for (std::size_t j = 0; j < v; ++j) {
+    const double pt = b.p_target[static_cast<std::size_t>(row) * v + j];
+    const double pd =
+        accepted < drafts
+            ? b.p_draft[static_cast<std::size_t>(b.cu_seqlens[q] - q + accepted) * v + j]
+            : 0.0;
+    w[j] = std::max(0.0, pt - pd);
+  }
+  return inverse_cdf_margin_ref(w.data(), b.vocab, b.sample_uniforms[q]) <
+         tolerance::kRejectionBoundaryMargin;
+}
+
+}  // namespace
+
+CheckResult compare_rejection(const std::string& name, const RejectionBatch& b,
+                              const RejectionResult& ref, const RejectionResult& got) {
+  CheckResult r{name, "mismatches", 0.0, 0.0, true, ""};
+  for (int q = 0; q < b.requests(); ++q) {
+    bool ok = got.accepted[q] == ref.accepted[q];
+    if (ok && got.committed[q] != ref.committed[q]) ok = at_cdf_boundary(b, q, ref.accepted[q]);
+    if (!ok) {
+      r.error += 1.0;
+      r.detail += "request " + std::to_string(q) + ": gpu (" + std::to_string(got.accepted[q]) +
+                  ", " + std::to_string(got.committed[q]) + ") ref (" +
+                  std::to_string(ref.accepted[q]) + ", " + std::to_string(ref.committed[q]) + "); ";
+    }
+  }
+  r.passed = r.error == 0.0;
+  return r;
+}
+
+void add_failure(CheckResult& r, const std::string& why) {
+  r.passed = false;
+  r.detail += (r.detail.empty() ? "" : "; ") + why;
+}
+
+}  // namespace sparksim::kernels::checks
