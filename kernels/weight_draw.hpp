@@ -4,7 +4,8 @@
 // center + half_width * (2u - 1) with every operation rounded on its own (no fused multiply-add:
 // device_init.cu is compiled with -fmad=false, and the host compiler does not contract across
 // these explicit steps), rounded to float and then to bf16 by the caller. A CPU test checks it
-// against common/rng.hpp's derive_seed / counter_uniform, the generator the host path used before.
+// against common/random_bits.hpp's derive_seed / counter_uniform, the generator the host path
+// used before.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,7 @@ SPARKSIM_HOST_DEVICE inline constexpr std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// The key of tensor `tensor_id` under `seed` (common/rng.hpp derive_seed).
+// The key of tensor `tensor_id` under `seed` (common/random_bits.hpp derive_seed).
 SPARKSIM_HOST_DEVICE inline constexpr std::uint64_t tensor_key(std::uint64_t seed,
                                                                std::uint64_t tensor_id) {
   return mix64(mix64(seed) ^ mix64(tensor_id + 0x632BE59BD9B4E019ULL));

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "common/rng.hpp"
+#include "common/random_bits.hpp"
 
 namespace sparksim::kernels {
 

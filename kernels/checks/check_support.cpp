@@ -2,26 +2,38 @@
 #include "kernels/checks/check_support.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numbers>
 
-#include <boost/random/normal_distribution.hpp>
-#include <boost/random/uniform_int_distribution.hpp>
-
-#include "common/rng.hpp"
+#include "common/random_bits.hpp"
 #include "kernels/bf16.hpp"
 #include "kernels/kernel_tolerances.hpp"
 #include "kernels/reference/ops_ref.hpp"
 
 namespace sparksim::kernels::checks {
 
+// Documented transforms of the engine's bits (common/random_bits.hpp), not Boost.Random: the
+// kernels-only build on a bare GPU machine (scripts/gpu_calibrate.sh's fallback) has no Boost.
+// Normal values by Box-Muller over two 53-bit uniforms (1 - u keeps the logarithm finite).
 std::vector<float> Inputs::normal(std::size_t n, double scale, double center) {
-  boost::random::normal_distribution<double> d(center, scale);
   std::vector<float> out(n);
-  for (float& v : out) v = round_to_bf16(static_cast<float>(d(rng_)));
+  for (float& v : out) {
+    const double u1 = 1.0 - uniform01_from_bits(rng_());
+    const double u2 = uniform01_from_bits(rng_());
+    const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    v = round_to_bf16(static_cast<float>(center + scale * z));
+  }
   return out;
 }
 
+// Uniform on [lo, hi] by rejection: draws above the largest multiple of the range are redrawn, so
+// every value is equally likely.
 int Inputs::integer(int lo, int hi) {
-  return boost::random::uniform_int_distribution<int>(lo, hi)(rng_);
+  const std::uint64_t range = static_cast<std::uint64_t>(hi - lo) + 1;
+  const std::uint64_t limit = UINT64_MAX - UINT64_MAX % range;
+  std::uint64_t bits = rng_();
+  while (bits >= limit) bits = rng_();
+  return lo + static_cast<int>(bits % range);
 }
 
 double Inputs::uniform() {

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/rng.hpp"
+#include "common/random_bits.hpp"
 #include "kernels/bandwidth_floor.hpp"
 #include "kernels/gpu_kernels.hpp"
 #include "kernels/model_shape.hpp"
