@@ -180,7 +180,10 @@ SimTime TimeModel::verify_time(const BatchShape& shape) const {
       prefill_pair_ns_ * static_cast<double>(shape.prefill_attention_pairs) +
       (shape.prefill_tokens > 0 ? verify_.prefill_chunk_us * 1e3 : 0.0) +
       verify_.prefill_token_ns * static_cast<double>(shape.prefill_tokens) +
-      decode_attention_us(shape.decode_requests, shape.decode_context_tokens) * 1e3;
+      // (Most profiles have no decode-attention table: no call for its 0 on every step.)
+      (verify_.decode_attention_requests.empty()
+           ? 0.0
+           : decode_attention_us(shape.decode_requests, shape.decode_context_tokens) * 1e3);
   return round_ns(ns);
 }
 
