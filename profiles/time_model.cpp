@@ -16,13 +16,16 @@ namespace {
 
 // Profiles bound every coefficient, but a product with a huge batch or context could still leave
 // int64 nanoseconds; converting such a double is undefined behaviour, so it is refused here.
+[[noreturn]] void throw_step_too_long(double ns) {
+  throw std::overflow_error("time model: a step of " + std::to_string(ns * 1e-9) +
+                            " s is past the simulator's limit of " +
+                            std::to_string(kMaxStepTime / kNanosPerSecond) +
+                            " s per step (check the profile's units)");
+}
+
+// (The message is built out of line, so this check inlines into the per-step callers.)
 SimTime round_ns(double ns) {
-  if (!(ns >= 0 && ns <= static_cast<double>(kMaxStepTime))) {
-    throw std::overflow_error("time model: a step of " + std::to_string(ns * 1e-9) +
-                              " s is past the simulator's limit of " +
-                              std::to_string(kMaxStepTime / kNanosPerSecond) +
-                              " s per step (check the profile's units)");
-  }
+  if (!(ns >= 0 && ns <= static_cast<double>(kMaxStepTime))) throw_step_too_long(ns);
   return std::llround(ns);
 }
 
