@@ -13,15 +13,14 @@ binary=$1
 shift
 policies=("$@")
 if [ ${#policies[@]} -eq 0 ]; then policies=(greedy async-topk static:k=7); fi
+read -r -a args <<<"${ARGS:-}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 printf '%-12s %14s %10s %12s %12s\n' policy request_steps run_Ir/step total_Ir/step run_Ir
 for policy in "${policies[@]}"; do
-  # ARGS is split into words on purpose: it holds options.
-  # shellcheck disable=SC2086
   valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$binary" run \
     --trace traces/azure_conv_2023.csv --profile "${PROFILE:-profiles/analytic/h100/qwen3-8b.json}" \
-    --drafter dspark-7 --policy "$policy" --seed 1 --out "$out/run" --quiet ${ARGS:-} \
+    --drafter dspark-7 --policy "$policy" --seed 1 --out "$out/run" --quiet "${args[@]}" \
     2>"$out/valgrind.log"
   steps=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["request_steps"])' \
     "$out/run/summary.json")

@@ -15,6 +15,7 @@ new=$2
 shift 2
 policies=("$@")
 if [ ${#policies[@]} -eq 0 ]; then policies=(greedy async-topk static:k=7); fi
+read -r -a new_args <<<"${NEW_ARGS:-}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 run() {  # binary label policy [extra option...]
@@ -28,9 +29,9 @@ for repeat in $(seq "${REPEATS:-7}"); do
   for policy in "${policies[@]}"; do
     if [ $((repeat % 2)) -eq 1 ]; then
       run "$old" old "$policy"
-      run "$new" new "$policy" ${NEW_ARGS:-}
+      run "$new" new "$policy" "${new_args[@]}"
     else
-      run "$new" new "$policy" ${NEW_ARGS:-}
+      run "$new" new "$policy" "${new_args[@]}"
       run "$old" old "$policy"
     fi
   done
