@@ -6,18 +6,21 @@
 # request-steps per wall second (the run's own sim_wall_s, which excludes loading the trace).
 # Asserts nothing: timings are figures.
 # PROFILE=FILE replaces the profile (an old binary may not read a newer profile schema).
-# Usage: [REPEATS=N] [PROFILE=FILE] bench/replay_speed_ab.sh OLD_BINARY NEW_BINARY [POLICY...]
+# NEW_ARGS="..." adds options to the new binary's runs only (e.g. `--sps reference`, the SPS
+# belief of binaries older than --sps, so both simulate the same schedule).
+# Usage: [REPEATS=N] [PROFILE=FILE] [NEW_ARGS=...] bench/replay_speed_ab.sh OLD NEW [POLICY...]
 set -euo pipefail
 old=$1
 new=$2
 shift 2
 policies=("$@")
 if [ ${#policies[@]} -eq 0 ]; then policies=(greedy async-topk static:k=7); fi
+read -r -a new_args <<<"${NEW_ARGS:-}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-run() {  # binary label policy
+run() {  # binary label policy [extra option...]
   "$1" run --trace traces/azure_conv_2023.csv --profile "${PROFILE:-profiles/analytic/h100/qwen3-8b.json}" \
-    --drafter dspark-7 --policy "$3" --seed 1 --out "$out/run" --quiet
+    --drafter dspark-7 --policy "$3" --seed 1 --out "$out/run" --quiet "${@:4}"
   python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))
 print(sys.argv[2], sys.argv[3], s["request_steps"], s["sim_wall_s"])' \
     "$out/run/summary.json" "$2" "$3" >>"$out/rounds"
@@ -26,9 +29,9 @@ for repeat in $(seq "${REPEATS:-7}"); do
   for policy in "${policies[@]}"; do
     if [ $((repeat % 2)) -eq 1 ]; then
       run "$old" old "$policy"
-      run "$new" new "$policy"
+      run "$new" new "$policy" "${new_args[@]}"
     else
-      run "$new" new "$policy"
+      run "$new" new "$policy" "${new_args[@]}"
       run "$old" old "$policy"
     fi
   done

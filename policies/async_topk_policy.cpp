@@ -189,14 +189,8 @@ void AsyncTopKPolicy::schedule(const BatchView& view, const SpsTable& sps, std::
     return;
   }
   // A tie at the boundary: the order's tie-breaks (earlier position, then lower id) decide.
-  std::fill(lengths.begin(), lengths.begin() + view.requests, 0);
-  merge_.reset(std::span(current_rows_.data(), requests), {},
-               std::span(current_positive_.data(), requests), ids);
-  for (std::size_t admitted = 0; admitted < k; ++admitted) {
-    const Candidate c = merge_.top();
-    lengths[c.request] = static_cast<int>(c.position);
-    merge_.advance();
-  }
+  merge_.admit_first(std::span(current_rows_.data(), requests), gamma_, ids, capacity, kth,
+                     lengths);
 }
 
 }  // namespace sparksim

@@ -78,6 +78,17 @@ class CandidateMerge {
   void reset(std::span<const float* const> rows, std::span<const int> first,
              std::span<const int> positive, std::span<const std::uint64_t> request_ids);
 
+  // Sets lengths[r] so that the first `count` candidates of the order are admitted, when the
+  // count-th of them has survival `value`: every candidate above `value` is in, and of those equal
+  // to it only the first by the order's tie-breaks (earlier position, then lower id). Only the
+  // tied candidates are ordered, so a tie costs a pass over the rows and a sort of a few, not a
+  // merge of everything above it. rows[r] holds γ survivals (non-increasing, positive or 0) and
+  // may be read up to 3 floats past them; 0 < value, and `count` must not exceed the candidates
+  // >= value. (Uses the merge's storage: call reset() before using the merge again.)
+  void admit_first(std::span<const float* const> rows, int gamma,
+                   std::span<const std::uint64_t> request_ids, std::int64_t count, float value,
+                   std::span<int> lengths);
+
   bool empty() const { return heads_.empty(); }
   // The best remaining candidate; requires !empty().
   Candidate top() const {
@@ -95,11 +106,12 @@ class CandidateMerge {
     std::uint32_t request;
   };
   // The heap's "less": a ranks after b, so the best candidate sits at the front.
-  static bool ranks_after(const Head& a, const Head& b) {
+  // (A lambda, not a function: the heap algorithms inline a lambda's call, not a pointer's.)
+  static constexpr auto kRanksAfter = [](const Head& a, const Head& b) {
     return ranks_before(b.survival, b.position, b.id, a.survival, a.position, a.id);
-  }
+  };
 
-  std::vector<Head> heads_;  // a max-heap under ranks_after
+  std::vector<Head> heads_;  // a max-heap under kRanksAfter
   const float* const* rows_ = nullptr;
   const int* positive_ = nullptr;
 };

@@ -8,12 +8,12 @@
 // form a prefix of each request (survival never grows along a request) and come first in the
 // order, so the early stop cannot happen before them. Only the rest are ordered and walked with
 // the early stop from the state after the sure admissions. The walk needs their values only (τ and
-// Θ do not depend on who owns a survival), so a few are sorted as plain values by the sorting
-// network and the m admitted are those at or above the m-th value, counted per request without
-// ordering; when the m-th value ties with the next, or there are many, the candidates are merged
-// lazily (over the request heads: the walk usually stops a few in), which applies the order's
-// tie-breaks. The answer is the reference's exactly: the bound carries a relative margin far
-// above rounding, and a walked comparison within kTieMargin of a tie (where summing τ in row
+// Θ do not depend on who owns a survival), so the values are taken in descending order (a few
+// sorted whole by the sorting network, many popped from a max-heap, since the walk usually stops a
+// few in) and the m admitted are those at or above the m-th value, counted per request without
+// ordering; when the m-th value ties with the next, only the tied candidates are ordered, by the
+// order's tie-breaks. The answer is the reference's exactly: the bound carries a relative margin
+// far above rounding, and a walked comparison within kTieMargin of a tie (where summing τ in row
 // order instead of the reference's sorted order could flip it) reruns the reference search.
 #include "policies/greedy_policy.hpp"
 
@@ -58,7 +58,6 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
   grow(sure_, requests);
   const std::span<const float* const> rows(rows_.data(), requests);
   const std::span<const int> positive(positive_.data(), requests);
-  const std::span<const int> sure(sure_.data(), requests);
   const auto ids = view.request_ids.first(requests);
   std::int64_t candidates = 0;
   double survival_sum = 0;
@@ -126,59 +125,61 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
     merge_.reset(rows, positive, ids);
     early_stop_search(merge_, view.requests, sps, lengths);
   };
-  if (rest <= kSortedWalkMax) {
-    // Each row's rest copied as a whole number of 4-float blocks covering γ, a trip count that
-    // does not vary (a copy loop sized by each row's count mispredicted its exit); the floats
-    // past the count are overwritten by the next row or cut off below.
-    const std::ptrdiff_t blocks = (view.gamma + 3) / 4;
-    grow(rest_, static_cast<std::size_t>(rest + 4 * blocks));
-    float* end = rest_.data();
-    for (std::size_t r = 0; r < requests; ++r) {
-      const float* from = rows_[r] + sure_[r];
-      for (std::ptrdiff_t b = 0; b < blocks; ++b) {
-        std::memcpy(end + 4 * b, from + 4 * b, 4 * sizeof(float));
-      }
-      end += positive_[r] - sure_[r];
+  // Each row's rest copied as a whole number of 4-float blocks covering γ, a trip count that does
+  // not vary (a copy loop sized by each row's count mispredicted its exit); the floats past the
+  // count are overwritten by the next row or cut off below.
+  const std::ptrdiff_t blocks = (view.gamma + 3) / 4;
+  grow(rest_, static_cast<std::size_t>(rest + 4 * blocks));
+  float* const values = rest_.data();
+  float* end = values;
+  for (std::size_t r = 0; r < requests; ++r) {
+    const float* from = rows_[r] + sure_[r];
+    for (std::ptrdiff_t b = 0; b < blocks; ++b) {
+      std::memcpy(end + 4 * b, from + 4 * b, 4 * sizeof(float));
     }
-    const auto rest_count = static_cast<std::size_t>(rest);
-    sort_few_descending(rest_.data(), rest_count);
-    std::size_t admitted = 0;
+    end += positive_[r] - sure_[r];
+  }
+  // The walk takes the values in descending order: a few sorted whole, many popped one at a time
+  // from a max-heap (the walk usually stops a few in, long before the tail).
+  const auto rest_count = static_cast<std::size_t>(rest);
+  std::size_t admitted = 0;
+  float last = 0;
+  bool tied_with_next = false;
+  if (rest <= kSortedWalkMax) {
+    sort_few_descending(values, rest_count);
     for (; admitted < rest_count; ++admitted) {
-      const Step step = walk(rest_[admitted]);
+      const Step step = walk(values[admitted]);
       if (step == Step::kTooClose) return reference_search();
       if (step == Step::kStop) break;
     }
     if (admitted == 0) return;
-    const float last = rest_[admitted - 1];
-    if (admitted == rest_count || rest_[admitted] < last) {
-      // Exactly the candidates at or above the last admitted value: count them per request (the
-      // sure ones lie above it). Survivals are positive, so the float just below is bits - 1.
-      const float below = std::bit_cast<float>(std::bit_cast<std::uint32_t>(last) - 1);
-      for (std::size_t r = 0; r < requests; ++r) {
-        lengths[r] = count_above(rows_[r], view.gamma, below);
-      }
-      return;
+    last = values[admitted - 1];
+    tied_with_next = admitted < rest_count && values[admitted] == last;
+  } else {
+    std::make_heap(values, end);
+    for (; end != values; ++admitted) {
+      const Step step = walk(values[0]);
+      if (step == Step::kTooClose) return reference_search();
+      if (step == Step::kStop) break;
+      last = values[0];
+      std::pop_heap(values, end--);
     }
-    // The last admitted value ties with the next: the order's tie-breaks pick which of the tied
-    // candidates are in. Same walk, same decisions, over the merged candidates.
-    merge_.reset(rows, sure, positive, ids);
-    for (std::size_t k = 0; k < admitted; ++k) {
-      const Candidate c = merge_.top();
-      lengths[c.request] = static_cast<int>(c.position);
-      merge_.advance();
+    if (admitted == 0) return;
+    tied_with_next = end != values && values[0] == last;
+  }
+  if (!tied_with_next) {
+    // Exactly the candidates at or above the last admitted value: count them per request (the sure
+    // ones lie above it). Survivals are positive, so the float just below is bits - 1.
+    const float below = std::bit_cast<float>(std::bit_cast<std::uint32_t>(last) - 1);
+    for (std::size_t r = 0; r < requests; ++r) {
+      lengths[r] = count_above(rows_[r], view.gamma, below);
     }
     return;
   }
-  // Many left: lazily, the walk usually stops a few candidates in, long before the tail.
-  merge_.reset(rows, sure, positive, ids);
-  while (!merge_.empty()) {
-    const Candidate c = merge_.top();
-    const Step step = walk(c.survival);
-    if (step == Step::kTooClose) return reference_search();
-    if (step == Step::kStop) break;
-    lengths[c.request] = static_cast<int>(c.position);
-    merge_.advance();
-  }
+  // The last admitted value ties with the next: the order's tie-breaks pick which of the tied
+  // candidates are in (the sure ones lie above the tie).
+  merge_.admit_first(rows, view.gamma, ids, sure_count + static_cast<std::int64_t>(admitted), last,
+                     lengths);
 }
 
 }  // namespace sparksim

@@ -2,6 +2,7 @@
 // compute_survivals makes non-increasing survivals whose positive entries form a prefix.
 #include "policies/candidate_merge.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -97,6 +98,44 @@ TEST_CASE("merge order equals the full stable sort on random batches with many t
     const BatchSurvivals s = survivals_of(b);
     merge.reset(s.rows, s.positive, b.ids);
     check_merge_yields(merge, reference_order(b.view()), trial);
+  }
+}
+
+TEST_CASE("admit_first admits exactly the first k of the full sorted order, ties included") {
+  std::mt19937_64 rng(11);
+  CandidateMerge merge;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int gamma = 1 + static_cast<int>(rng() % 8);
+    const int requests = 1 + static_cast<int>(rng() % 40);
+    OwnedBatch b;
+    b.gamma = gamma;
+    for (int r = 0; r < requests; ++r) b.ids.push_back(1000 + 3 * static_cast<std::uint64_t>(r));
+    std::shuffle(b.ids.begin(), b.ids.end(), rng);
+    // A coarse grid, so the k-th survival usually ties with others.
+    for (int i = 0; i < requests * gamma; ++i) {
+      b.confidences.push_back(static_cast<float>(rng() % 5) / 4.0f);
+    }
+    b.contexts.assign(requests, 10);
+    std::vector<float> s(b.confidences.size() + 4);  // admit_first may read 3 floats past a row
+    std::vector<const float*> rows(requests);
+    for (int r = 0; r < requests; ++r) {
+      compute_survivals(&b.confidences[r * gamma], gamma, &s[r * gamma]);
+      rows[r] = &s[r * gamma];
+    }
+    const auto expected = reference_order(b.view());
+    for (std::size_t k = 1; k <= expected.size(); ++k) {
+      // The oracle: each request's length is the last position it has among the first k.
+      std::vector<int> want(requests, 0);
+      for (std::size_t i = 0; i < k; ++i) {
+        want[expected[i].request] =
+            std::max<int>(want[expected[i].request], static_cast<int>(expected[i].position));
+      }
+      std::vector<int> lengths(requests, -1);
+      merge.admit_first(rows, gamma, b.ids, static_cast<std::int64_t>(k), expected[k - 1].survival,
+                        lengths);
+      INFO("trial " << trial << " k " << k);
+      CHECK(lengths == want);
+    }
   }
 }
 
