@@ -77,7 +77,9 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
                                               : *intakes.front().profile;
   t.large_chunk_tokens = any.verify.graph_buckets.empty() ? 512 : any.verify.graph_buckets.back();
 
-  for (const Calibration& c : stalls) {
+  std::vector<Calibration> front_end = stalls;
+  front_end.insert(front_end.end(), intakes.begin(), intakes.end());
+  for (const Calibration& c : front_end) {
     const std::string name =
         c.benchmark->engine_version.substr(0, c.benchmark->engine_version.find(' '));
     if (t.frontend_engine.empty()) {
@@ -85,7 +87,7 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
     } else if (t.frontend_engine != name) {
       throw InputError(c.benchmark->origin +
                        ": the serial front end is fitted to one server's "
-                       "cases; calibration cases at c > 1 name both " +
+                       "cases; its calibration cases name both " +
                        t.frontend_engine + " and " + name);
     }
   }
@@ -222,13 +224,20 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
   t.per_step_us = std::round(t.per_step_us * 10) / 10;
   t.per_sequence_us = std::round(t.per_sequence_us * 100) / 100;
   t.frontend_ms = std::round(t.frontend_ms * 100) / 100;
+  t.frontend_batch_ms = std::round(t.frontend_batch_ms * 1000) / 1000;
   const auto names_of = [](const std::vector<Calibration>& v) {
     std::string out;
     for (const Calibration& c : v) out += (out.empty() ? "" : "; ") + c.benchmark->name;
     return out;
   };
-  if (stalls.empty()) {
+  if (stalls.empty() && intakes.empty()) {
     t.frontend_source = "no calibration case at c > 1 with an ITL p99: no serial front-end cost";
+  } else if (stalls.empty()) {
+    t.frontend_source = "frontend_request_ms fitted to the output throughput of " +
+                        names_of(intakes) +
+                        " (all requests at t = 0, one intake batch); no calibration case at c > 1 "
+                        "with an ITL p99, so no batch share; frontend_chunk_us 0: not identified "
+                        "(docs/validation.md)";
   } else if (intakes.empty()) {
     t.frontend_source = "frontend_request_ms (one request's intake) fitted to the ITL p99 of " +
                         names_of(stalls) +
