@@ -114,7 +114,10 @@ struct StepTerms {
   double large_chunk_scale = 1;
   double frontend_ms = 0;  // latency before the scheduler that occupies nothing (TTFT only)
   // The API server as a serial worker (experiments/validate/front_end_server.hpp): its busy time
-  // per request taken in and per output chunk streamed. Optional keys (0 = no queueing).
+  // per intake batch (the requests handed in together are taken in as one batch), per request in
+  // it, and per output chunk streamed. Optional keys (0 = no queueing). One request taken in alone
+  // costs frontend_batch_ms + frontend_request_ms; N handed in at once, batch + N x request.
+  double frontend_batch_ms = 0;
   double frontend_request_ms = 0;
   double frontend_chunk_us = 0;
   std::string frontend_source;  // where the two serial costs came from

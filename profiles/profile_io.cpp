@@ -242,8 +242,8 @@ void read_step_terms(const JsonFile& f, StepTerms& t) {
   f.reject_unknown_keys(
       ptr("/step_terms"),
       {"source", "measurements", "tool", "notes", "per_step_us", "per_sequence_us",
-       "large_chunk_tokens", "large_chunk_scale", "frontend_ms", "frontend_request_ms",
-       "frontend_chunk_us", "frontend_source", "frontend_engine"});
+       "large_chunk_tokens", "large_chunk_scale", "frontend_ms", "frontend_batch_ms",
+       "frontend_request_ms", "frontend_chunk_us", "frontend_source", "frontend_engine"});
   t.present = true;
   t.source = f.get_string(ptr("/step_terms/source"));
   if (t.source != "calibrated") {
@@ -262,6 +262,10 @@ void read_step_terms(const JsonFile& f, StepTerms& t) {
       f.get_number(ptr("/step_terms/large_chunk_scale"), {0.0, 10.0, /*min_exclusive=*/true});
   t.frontend_ms = f.get_number(ptr("/step_terms/frontend_ms"), NumberRange::between(0, 1e5));
   // The serial front end's costs came later: files without them load with none.
+  if (f.has(ptr("/step_terms/frontend_batch_ms"))) {
+    t.frontend_batch_ms =
+        f.get_number(ptr("/step_terms/frontend_batch_ms"), NumberRange::between(0, 1e4));
+  }
   if (f.has(ptr("/step_terms/frontend_request_ms"))) {
     t.frontend_request_ms =
         f.get_number(ptr("/step_terms/frontend_request_ms"), NumberRange::between(0, 1e4));
@@ -276,7 +280,8 @@ void read_step_terms(const JsonFile& f, StepTerms& t) {
   if (f.has(ptr("/step_terms/frontend_engine"))) {
     t.frontend_engine = f.get_string(ptr("/step_terms/frontend_engine"), /*allow_empty=*/true);
   }
-  if ((t.frontend_request_ms > 0 || t.frontend_chunk_us > 0) && t.frontend_source.empty()) {
+  if ((t.frontend_batch_ms > 0 || t.frontend_request_ms > 0 || t.frontend_chunk_us > 0) &&
+      t.frontend_source.empty()) {
     f.fail(ptr("/step_terms"),
            "step_terms has serial front-end costs but no frontend_source saying where they came "
            "from");
@@ -379,6 +384,7 @@ Ordered profile_to_ordered(const Profile& p) {
                        {"large_chunk_tokens", t.large_chunk_tokens},
                        {"large_chunk_scale", number(t.large_chunk_scale)},
                        {"frontend_ms", number(t.frontend_ms)},
+                       {"frontend_batch_ms", number(t.frontend_batch_ms)},
                        {"frontend_request_ms", number(t.frontend_request_ms)},
                        {"frontend_chunk_us", number(t.frontend_chunk_us)},
                        {"frontend_source", t.frontend_source},

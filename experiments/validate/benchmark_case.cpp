@@ -89,7 +89,7 @@ BenchmarkCase native_case(const JsonFile& f, const Pointer& at) {
   f.get_object(at);
   // "schema" is allowed for the one-case file, whose case is the document itself.
   f.reject_unknown_keys(at, {"schema", "name", "source", "engine", "engine_version", "target",
-                             "role", "workload", "measured", "notes"});
+                             "role", "calibrates", "workload", "measured", "notes"});
   BenchmarkCase c;
   c.origin = f.path() + ":" + std::to_string(f.line_of(at));
   c.name = f.get_string(at / "name");
@@ -103,6 +103,17 @@ BenchmarkCase native_case(const JsonFile& f, const Pointer& at) {
            f.name_of(at / "role") + " is \"" + role + "\"; must be \"check\" or \"calibration\"");
   }
   c.role = role == "calibration" ? CaseRole::kCalibration : CaseRole::kCheck;
+  if (f.has(at / "calibrates")) {
+    const Pointer p = at / "calibrates";
+    c.calibrates = f.get_string(p);
+    if (c.calibrates != "large_chunk_scale" && c.calibrates != "frontend_request_ms") {
+      f.fail(p, f.name_of(p) + " is \"" + c.calibrates +
+                    "\"; must be \"large_chunk_scale\" or \"frontend_request_ms\"");
+    }
+    if (c.role != CaseRole::kCalibration) {
+      f.fail(p, f.name_of(p) + " is set on a check case: only a \"calibration\" case fits a term");
+    }
+  }
 
   const Pointer w = at / "workload";
   f.get_object(w);

@@ -47,6 +47,10 @@ struct BenchmarkCase {
   std::string engine_version;  // e.g. "vLLM v0.11.0" (reports only)
   std::string target;          // the profile's target, e.g. "qwen3-8b"
   CaseRole role = CaseRole::kCheck;
+  // What an all-at-once calibration case's output throughput fits (step_term_fit.hpp):
+  // "large_chunk_scale" (the default: GPU-bound, prefill-heavy) or "frontend_request_ms" (bound by
+  // the front end's intake). Native key "calibrates"; only with role "calibration".
+  std::string calibrates;
   BenchmarkWorkload workload;
   MeasuredMetrics measured;
   std::string origin;  // path (and line) it was read from

@@ -25,22 +25,25 @@ namespace {
 
 // Sends requests in order. Request i is due at its paced time (0 for an infinite rate; gamma
 // inter-arrival gaps of mean 1/rate otherwise, like vLLM's client); with a concurrency limit it
-// waits for a free slot. Once sent, it queues for the front end's serial intake (`intake` busy
-// time on `server`), then reaches the scheduler `latency` later.
+// waits for a free slot. Once sent, it queues for the front end's intake (FrontEndServer: the
+// requests handed in together are one batch, `batch` + count x `intake` busy time, released
+// together), then reaches the scheduler `latency` later.
 //
-// The server is FIFO in the simulation's event order. All-at-once requests (rate inf, no limit)
-// are all taken in before any output chunk, as they were all handed in at t = 0. A paced request
-// is queued when the simulation pulls it (at the previous request's arrival, which may be before
-// it is due): its intake is booked then, so a chunk streamed between the pull and its due time
-// waits behind it (exact when the server is idle at the due time, the common case below
-// saturation). A closed loop sends at the engine's completion of the previous request.
+// The server is FIFO in the simulation's event order. With an infinite rate the first requests
+// (all of them, or `max_concurrency`) are handed in together at t = 0: one batch, taken in before
+// any output chunk. A later request is a batch of its own. A paced request is queued when the
+// simulation pulls it (at the previous request's arrival, which may be before it is due): its
+// intake is booked then, so a chunk streamed between the pull and its due time waits behind it
+// (exact when the server is idle at the due time, the common case below saturation). A closed loop
+// sends at the engine's completion of the previous request.
 class BenchmarkClient final : public Workload {
  public:
-  BenchmarkClient(const BenchmarkWorkload& w, FrontEndServer& server, SimTime intake,
+  BenchmarkClient(const BenchmarkWorkload& w, FrontEndServer& server, SimTime batch, SimTime intake,
                   SimTime latency)
       : requests_(w.requests),
         limit_(w.max_concurrency),
         server_(server),
+        batch_(batch),
         intake_(intake),
         latency_(latency) {
     due_.resize(requests_.size(), 0);
@@ -53,10 +56,11 @@ class BenchmarkClient final : public Workload {
         due_[i] = seconds_to_sim_time(t);
         t += gap(rng.engine());
       }
-    } else if (limit_ == 0) {
-      for (std::size_t i = 0; i < requests_.size(); ++i) {
-        arrival_.push_back(server_.serve(0, intake_) + latency_);
-      }
+    } else {
+      const std::int64_t n = static_cast<std::int64_t>(requests_.size());
+      const std::int64_t together = limit_ == 0 ? n : std::min(limit_, n);
+      const SimTime taken_in = server_.serve_batch(0, together, batch_, intake_);
+      arrival_.assign(static_cast<std::size_t>(together), taken_in + latency_);
     }
     sent_at_.reserve(requests_.size());
   }
@@ -76,7 +80,8 @@ class BenchmarkClient final : public Workload {
  private:
   RequestSpec send(SimTime at) {
     RequestSpec r = requests_[next_];
-    r.arrival = arrival_.empty() ? server_.serve(at, intake_) + latency_ : arrival_[next_];
+    r.arrival = next_ < arrival_.size() ? arrival_[next_]
+                                        : server_.serve_batch(at, 1, batch_, intake_) + latency_;
     sent_at_.push_back(at);
     ++next_;
     return r;
@@ -84,9 +89,9 @@ class BenchmarkClient final : public Workload {
   const std::vector<RequestSpec>& requests_;
   std::int64_t limit_;
   FrontEndServer& server_;
-  SimTime intake_, latency_;
+  SimTime batch_, intake_, latency_;
   std::vector<SimTime> due_;
-  std::vector<SimTime> arrival_;  // precomputed for all-at-once
+  std::vector<SimTime> arrival_;  // precomputed for the batch sent at t = 0
   std::vector<SimTime> sent_at_;
   std::size_t next_ = 0;
 };
@@ -193,6 +198,7 @@ SimulatedMetrics replay_case(const BenchmarkCase& c, const Profile& profile_in,
   const bool serial = on && serial_front_end_applies(terms, c.engine_version);
   FrontEndServer server;
   BenchmarkClient client(c.workload, server,
+                         seconds_to_sim_time(serial ? terms.frontend_batch_ms * 1e-3 : 0.0),
                          seconds_to_sim_time(serial ? terms.frontend_request_ms * 1e-3 : 0.0),
                          seconds_to_sim_time(on ? terms.frontend_ms * 1e-3 : 0.0));
   StreamedDeliveries deliveries(client, server,

@@ -4,9 +4,10 @@
 // the benchmark's duration, and TTFT, TPOT ((E2E - TTFT) / (output - 1), per request) and ITL
 // (gaps between streamed chunks) as mean / median / p99. The profile's step terms say the front
 // end: frontend_ms delays each request before the scheduler sees it (latency, no queue);
-// frontend_request_ms and frontend_chunk_us are a serial worker's busy time per request taken in
-// and per chunk streamed (FrontEndServer), so a busy front end queues requests and chunks and
-// limits throughput. Client-side times (TTFT, TPOT, ITL, the duration) are when chunks leave it.
+// frontend_batch_ms + frontend_request_ms x requests per intake batch (those handed in together)
+// and frontend_chunk_us per chunk streamed are a serial worker's busy time (FrontEndServer), so a
+// busy front end queues requests and chunks and limits throughput. Client-side times (TTFT, TPOT,
+// ITL, the duration) are when chunks leave it.
 #pragma once
 
 #include <string>

@@ -12,4 +12,9 @@ SimTime FrontEndServer::serve(SimTime enqueue, SimTime cost) {
   return busy_until_;
 }
 
+SimTime FrontEndServer::serve_batch(SimTime enqueue, std::int64_t count, SimTime batch,
+                                    SimTime per_request) {
+  return serve(enqueue, batch + count * per_request);
+}
+
 }  // namespace sparksim

@@ -6,6 +6,12 @@
 //
 // Jobs must be handed in in non-decreasing enqueue time (the simulation's event order); a job is
 // served at max(enqueue, when the previous job finished) for its cost.
+//
+// Intake comes in batches: the requests handed in together are one job of cost
+// batch + count x per_request, and all of them leave it at its end. That is how an event loop
+// serves many concurrent intakes: each handler runs to its next await and yields, so 1000 requests
+// arriving at once advance in lockstep and reach the engine together, at about N x per_request
+// (processor sharing's closed form for N equal jobs), not one every per_request (FIFO).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +24,8 @@ class FrontEndServer {
  public:
   // Returns when the job finishes.
   SimTime serve(SimTime enqueue, SimTime cost);
+  // A batch of `count` requests taken in together: one job of batch + count x per_request.
+  SimTime serve_batch(SimTime enqueue, std::int64_t count, SimTime batch, SimTime per_request);
   SimTime busy_until() const { return busy_until_; }
   SimTime busy_time() const { return busy_time_; }  // sum of served costs
   std::int64_t jobs() const { return jobs_; }

@@ -34,7 +34,7 @@ std::string fixed(double x, int digits) {
 StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
                            const std::map<std::string, Profile>& profiles,
                            const std::string& tool) {
-  std::vector<Calibration> closed, all_at_once, stalls;
+  std::vector<Calibration> closed, all_at_once, stalls, intakes;
   std::string names;
   for (const BenchmarkCase& c : cases) {
     if (c.role != CaseRole::kCalibration) continue;
@@ -47,10 +47,21 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
         stalls.push_back({&c, &it->second});
       }
     } else if (c.workload.max_concurrency == 0 && c.measured.output_throughput) {
-      all_at_once.push_back({&c, &it->second});
+      (c.calibrates == "frontend_request_ms" ? intakes : all_at_once).push_back({&c, &it->second});
+      if (c.calibrates == "frontend_request_ms" && std::isfinite(c.workload.request_rate)) {
+        throw InputError(c.origin +
+                         ": \"calibrates\": \"frontend_request_ms\" needs every request sent "
+                         "at once (request_rate inf, no max_concurrency): its intake is one batch");
+      }
+    }
+    if (c.calibrates == "frontend_request_ms" &&
+        (c.workload.max_concurrency > 0 || !c.measured.output_throughput)) {
+      throw InputError(c.origin +
+                       ": \"calibrates\": \"frontend_request_ms\" needs an all-at-once case "
+                       "(no max_concurrency) with a measured output throughput");
     }
   }
-  if (closed.empty() && all_at_once.empty()) {
+  if (closed.empty() && all_at_once.empty() && intakes.empty()) {
     throw InputError(
         "validate --calibrate-out: no usable calibration case (closed-loop cases with a median "
         "ITL, or all-at-once cases with an output throughput, marked \"role\": \"calibration\")");
@@ -61,10 +72,14 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
   t.source = "calibrated";
   t.measurements = names;
   t.tool = tool;
-  const Profile& any = closed.empty() ? *all_at_once.front().profile : *closed.front().profile;
+  const Profile& any = !closed.empty()        ? *closed.front().profile
+                       : !all_at_once.empty() ? *all_at_once.front().profile
+                                              : *intakes.front().profile;
   t.large_chunk_tokens = any.verify.graph_buckets.empty() ? 512 : any.verify.graph_buckets.back();
 
-  for (const Calibration& c : stalls) {
+  std::vector<Calibration> front_end = stalls;
+  front_end.insert(front_end.end(), intakes.begin(), intakes.end());
+  for (const Calibration& c : front_end) {
     const std::string name =
         c.benchmark->engine_version.substr(0, c.benchmark->engine_version.find(' '));
     if (t.frontend_engine.empty()) {
@@ -72,11 +87,13 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
     } else if (t.frontend_engine != name) {
       throw InputError(c.benchmark->origin +
                        ": the serial front end is fitted to one server's "
-                       "cases; calibration cases at c > 1 name both " +
+                       "cases; its calibration cases name both " +
                        t.frontend_engine + " and " + name);
     }
   }
-  for (int round = 0; round < 2; ++round) {
+  double alone_ms = 0;    // one request's intake, batch + request (ITL p99 at c > 1)
+  double request_ms = 0;  // the per-request share (all-at-once intake cases)
+  for (int round = 0; round < 3; ++round) {
     if (!closed.empty()) {
       // Residual median ITL against concurrency, with the decode terms taken out again.
       StepTerms base = t;
@@ -98,11 +115,17 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
                         fixed(t.per_step_us, 1) + " us + " + fixed(t.per_sequence_us, 2) +
                         " us x concurrency (" + std::to_string(closed.size()) + " cases)");
       // Serial front end: a request taken in while others stream holds their next chunk back,
-      // which is what the measured ITL p99 shows at c > 1 (tens of ms against a ~8 ms step).
+      // which is what the measured ITL p99 shows at c > 1 (tens of ms against a ~8 ms step). That
+      // identifies one request's intake alone, batch + request; the per-request share comes from
+      // the intake cases below (without one, it is all per request: FIFO, one intake each).
       if (!stalls.empty()) {
-        const auto mean_log_ratio = [&](double request_ms) {
-          StepTerms s = t;
-          s.frontend_request_ms = request_ms;
+        const auto with_alone = [&](StepTerms s, double alone_ms) {
+          s.frontend_batch_ms = intakes.empty() ? 0 : std::max(0.0, alone_ms - request_ms);
+          s.frontend_request_ms = intakes.empty() ? alone_ms : request_ms;
+          return s;
+        };
+        const auto mean_log_ratio = [&](double alone_ms) {
+          const StepTerms s = with_alone(t, alone_ms);
           double sum = 0;
           for (const Calibration& c : stalls) {
             sum += std::log(replay_with(c, s).itl_ms.p99.value_or(0) /
@@ -119,9 +142,10 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
             (mean_log_ratio(mid) > 0 ? hi : lo) = mid;
           }
         }
-        t.frontend_request_ms = std::round(0.5 * (lo + hi) * 100) / 100;
+        alone_ms = std::round(0.5 * (lo + hi) * 100) / 100;
+        t = with_alone(t, alone_ms);
         fit.log.push_back("round " + std::to_string(round + 1) + ": serial front end " +
-                          fixed(t.frontend_request_ms, 2) + " ms per request (ITL p99, " +
+                          fixed(alone_ms, 2) + " ms per request taken in alone (ITL p99, " +
                           std::to_string(stalls.size()) + " cases at c > 1)");
       }
       // Frontend: what TTFT still lacks once the steps are right.
@@ -138,6 +162,40 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
       t.frontend_ms = used > 0 ? std::max(0.0, gap / static_cast<double>(used)) : 0;
       fit.log.push_back("round " + std::to_string(round + 1) + ": frontend " +
                         fixed(t.frontend_ms, 2) + " ms per request (mean TTFT residual)");
+    }
+    if (!intakes.empty()) {
+      // All requests at t = 0: one intake batch of N, released at batch + N x request, after which
+      // the engine runs; throughput falls as the per-request cost grows. The one-request intake
+      // (batch + request) stays what the ITL p99 fitted, unless no stall case measured it.
+      const auto with_request = [&](StepTerms s, double ms) {
+        s.frontend_request_ms = ms;
+        s.frontend_batch_ms = stalls.empty() ? 0 : std::max(0.0, alone_ms - ms);
+        return s;
+      };
+      const auto mean_log_ratio = [&](double ms) {
+        const StepTerms s = with_request(t, ms);
+        double sum = 0;
+        for (const Calibration& c : intakes) {
+          sum += std::log(replay_with(c, s).output_throughput /
+                          *c.benchmark->measured.output_throughput);
+        }
+        return sum / static_cast<double>(intakes.size());
+      };
+      double lo = 0, hi = 200;
+      if (mean_log_ratio(lo) <= 0) {
+        hi = 0;
+      } else {
+        for (int i = 0; i < 24; ++i) {
+          const double mid = 0.5 * (lo + hi);
+          (mean_log_ratio(mid) > 0 ? lo : hi) = mid;
+        }
+      }
+      request_ms = std::round(0.5 * (lo + hi) * 1000) / 1000;
+      t = with_request(t, request_ms);
+      fit.log.push_back("round " + std::to_string(round + 1) + ": intake " +
+                        fixed(t.frontend_batch_ms, 2) + " ms per batch + " +
+                        fixed(t.frontend_request_ms, 3) + " ms per request (throughput, " +
+                        std::to_string(intakes.size()) + " all-at-once intake cases)");
     }
     if (!all_at_once.empty()) {
       // Throughput falls as the scale grows: bisect the mean log ratio to zero.
@@ -166,13 +224,37 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
   t.per_step_us = std::round(t.per_step_us * 10) / 10;
   t.per_sequence_us = std::round(t.per_sequence_us * 100) / 100;
   t.frontend_ms = std::round(t.frontend_ms * 100) / 100;
-  t.frontend_source =
-      stalls.empty()
-          ? "no calibration case at c > 1 with an ITL p99: no serial front-end cost"
-          : "frontend_request_ms fitted to the ITL p99 of the calibration cases at c > 1 (a "
-            "request "
-            "taken in stalls the other streams); frontend_chunk_us 0: no calibration case "
-            "identifies it (docs/validation.md)";
+  t.frontend_batch_ms = std::round(t.frontend_batch_ms * 1000) / 1000;
+  const auto names_of = [](const std::vector<Calibration>& v) {
+    std::string out;
+    for (const Calibration& c : v) out += (out.empty() ? "" : "; ") + c.benchmark->name;
+    return out;
+  };
+  if (stalls.empty() && intakes.empty()) {
+    t.frontend_source = "no calibration case at c > 1 with an ITL p99: no serial front-end cost";
+  } else if (stalls.empty()) {
+    t.frontend_source = "frontend_request_ms fitted to the output throughput of " +
+                        names_of(intakes) +
+                        " (all requests at t = 0, one intake batch); no calibration case at c > 1 "
+                        "with an ITL p99, so no batch share; frontend_chunk_us 0: not identified "
+                        "(docs/validation.md)";
+  } else if (intakes.empty()) {
+    t.frontend_source = "frontend_request_ms (one request's intake) fitted to the ITL p99 of " +
+                        names_of(stalls) +
+                        " (a request taken in stalls the other streams); no all-at-once intake "
+                        "case, so no batch share; frontend_chunk_us 0: not identified "
+                        "(docs/validation.md)";
+  } else {
+    t.frontend_source =
+        "frontend_batch_ms + frontend_request_ms (one request taken in alone) fitted to the ITL "
+        "p99 of " +
+        names_of(stalls) +
+        "; frontend_request_ms (per request in a batch) to the output "
+        "throughput of " +
+        names_of(intakes) +
+        " (all requests at t = 0, one intake batch); frontend_chunk_us 0: not identified "
+        "(docs/validation.md)";
+  }
   t.notes = "fitted by replaying the calibration cases with --drafter none; see docs/validation.md";
   return fit;
 }

@@ -2,14 +2,18 @@
 // validation set, by replaying them:
 //   per_step_us + per_sequence_us * c = measured - simulated median ITL, least squares over the
 //     closed-loop cases at concurrency c (one decode request per user, so c is the decode batch);
-//   frontend_request_ms (the serial front end's busy time per request): bisection so the
-//     closed-loop cases at c > 1 match their measured ITL p99 (a request taken in holds back the
-//     chunks of the requests streaming meanwhile);
+//   one request's intake alone, frontend_batch_ms + frontend_request_ms (the serial front end's
+//     busy time): bisection so the closed-loop cases at c > 1 match their measured ITL p99 (a
+//     request taken in holds back the chunks of the requests streaming meanwhile);
+//   frontend_request_ms, the per-request share of an intake batch: bisection so the all-at-once
+//     cases marked "calibrates": "frontend_request_ms" match their output throughput (N requests
+//     at t = 0 are one batch, batch + N x request; the rest is frontend_batch_ms). Without such
+//     a case the whole intake is per request (frontend_batch_ms 0: FIFO, one intake each);
 //   frontend_ms = mean over the closed-loop cases of measured - simulated mean TTFT (the latency
 //     that occupies no server);
-//   large_chunk_scale: bisection so the all-at-once (rate inf) cases' output throughput matches
-//     on average (log ratio), chunks past the profile's largest CUDA-graph bucket.
-// The four are refitted in turn (twice), since each moves the others' residuals a little.
+//   large_chunk_scale: bisection so the other all-at-once (rate inf) cases' output throughput
+//     matches on average (log ratio), chunks past the profile's largest CUDA-graph bucket.
+// The terms are refitted in turn (three rounds), since each moves the others' residuals a little.
 // One set of terms serves every target in the set: they are engine costs (sampling over the same
 // vocabulary, the scheduler's per-step gap), not kernel costs.
 #pragma once

@@ -1,6 +1,9 @@
 // `sparksim validate`: the vllm bench serve result reader on files in vLLM's saved layout and on
 // malformed ones (path:line, exit 2), the replay against hand-computed timings, the exit code and
 // JSON report, and engine presets recorded in config.json.
+#include <fstream>
+#include <iterator>
+
 #include <catch2/catch.hpp>
 
 #include "cli_harness.hpp"
@@ -62,6 +65,41 @@ TEST_CASE("malformed vllm results stop with path:line") {
              Catch::Contains("vllm_result_bad_rate.json:7:") && Catch::Contains("\"inf\""));
   CHECK_THAT(message_of("vllm_result_truncated.json"),
              Catch::Contains("vllm_result_truncated.json:") && Catch::Contains("invalid JSON"));
+}
+
+TEST_CASE("case roles: a calibration case may say what it calibrates, a check case may not") {
+  const auto dir = scratch_dir("validate_roles");
+  std::ifstream in(kDir + "tiny_case.json");
+  const std::string tiny((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto with_role = [&](const std::string& role_line) {
+    std::string text = tiny;
+    text.replace(text.find("\"role\": \"check\","), 17, role_line);
+    const std::string path = (dir / "case.json").string();
+    std::ofstream(path) << text;
+    return path;
+  };
+  const auto message_for = [&](const std::string& role_line) -> std::string {
+    try {
+      read_benchmark_cases(with_role(role_line));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const BenchmarkCase fits =
+      read_benchmark_cases(
+          with_role("\"role\": \"calibration\", \"calibrates\": \"frontend_request_ms\","))
+          .front();
+  CHECK(fits.role == CaseRole::kCalibration);
+  CHECK(fits.calibrates == "frontend_request_ms");
+  CHECK(read_benchmark_cases(with_role("\"role\": \"check\",")).front().calibrates.empty());
+  // The role line is line 7 of tiny_case.json.
+  CHECK_THAT(message_for("\"role\": \"check\", \"calibrates\": \"frontend_request_ms\","),
+             Catch::Contains("case.json:7:") && Catch::Contains("set on a check case"));
+  CHECK_THAT(message_for("\"role\": \"calibration\", \"calibrates\": \"per_step_us\","),
+             Catch::Contains("case.json:7:") && Catch::Contains("must be \"large_chunk_scale\""));
+  CHECK_THAT(message_for("\"role\": \"tuned\","),
+             Catch::Contains("case.json:7:") && Catch::Contains("must be \"check\""));
 }
 
 TEST_CASE("validate CLI: bad result file exits 2 with path:line and writes no report") {

@@ -86,12 +86,14 @@ TEST_CASE("step terms that are not calibrated are refused at their line") {
 
 TEST_CASE("the serial front end's costs load, round-trip, and need a source") {
   std::string terms = kTerms;
-  terms.replace(terms.find("\"frontend_ms\": 12"), 17,
-                "\"frontend_ms\": 12,\n    \"frontend_request_ms\": 45.5,\n"
-                "    \"frontend_chunk_us\": 20,\n    \"frontend_source\": \"hand-made\",\n"
-                "    \"frontend_engine\": \"vLLM\"");
+  terms.replace(
+      terms.find("\"frontend_ms\": 12"), 17,
+      "\"frontend_ms\": 12,\n    \"frontend_batch_ms\": 31.5,\n    \"frontend_request_ms\": 14,\n"
+      "    \"frontend_chunk_us\": 20,\n    \"frontend_source\": \"hand-made\",\n"
+      "    \"frontend_engine\": \"vLLM\"");
   const Profile p = load_text("front_end", with_terms(terms));
-  CHECK(p.step_terms.frontend_request_ms == 45.5);
+  CHECK(p.step_terms.frontend_batch_ms == 31.5);
+  CHECK(p.step_terms.frontend_request_ms == 14);
   CHECK(p.step_terms.frontend_chunk_us == 20);
   CHECK(p.step_terms.frontend_engine == "vLLM");
   const Profile again = profile_from_json(JsonFile::parse(format_profile(p), "again.json"));
