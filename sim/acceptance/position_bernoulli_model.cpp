@@ -46,6 +46,9 @@ PositionBernoulliModel::PositionBernoulliModel(const DrafterSpec& drafter, std::
     : key_(derive_seed(seed, static_cast<std::uint64_t>(StreamId::kAcceptance))) {
   const FamilyCurves* curves = nullptr;
   switch (drafter.family) {
+    case DrafterFamily::kNone:  // plain decoding drafts nothing: no positions, empty curves
+      finish_curves();
+      return;
     case DrafterFamily::kMtp1:
       for (auto& p : p_)
         p.assign(static_cast<std::size_t>(drafter.gamma), kMtp1SecondTokenAcceptance);
