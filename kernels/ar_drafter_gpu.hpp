@@ -13,6 +13,7 @@
 #include "kernels/gpu_kernels.hpp"
 #include "kernels/reference/eagle3_ref.hpp"
 #include "kernels/reference/mtp1_ref.hpp"
+#include "kernels/reference/step_ref.hpp"
 
 namespace sparksim::kernels::gpu {
 
@@ -63,9 +64,59 @@ class ArDrafterModel {
   void context_update(const std::vector<float>& states, const RaggedBatch& rows);
 
   void set_draft(const ArDraftRequest& request);  // validates, enqueues the uploads
-  void run();                                     // enqueues the round
-  GpuArDraftResult results() const;               // waits and downloads
-  double run_timed_us();                          // one sample of run() between CUDA events
+  // The device-resident step (ArStepRunner): the same round with its pass-0 states already on
+  // the device (bf16 [R x state width]), copied on this model's stream.
+  void set_draft_device(const DraftRequest& round, int gamma, const void* last_states);
+  // context_update from device states (bf16 [n x state width]) and device next tokens [n]; rows
+  // give the slots and positions (their tokens are not read). Enqueued on this model's stream
+  // after the work already enqueued on `after` (a cudaStream_t; nullptr: none); no
+  // synchronisation. A round set before it must be set again.
+  void context_update_device(const void* states, const int* next_tokens, const RaggedBatch& rows,
+                             void* after);
+  // The model's stream (a cudaStream_t) and the drafted target tokens of the last run [R x gamma].
+  struct DeviceView {
+    void* stream = nullptr;
+    const int* tokens = nullptr;
+    int gamma = 0;
+  };
+  DeviceView device_view() const;
+  void run();                        // enqueues the round
+  GpuArDraftResult results() const;  // waits and downloads
+  double run_timed_us();             // one sample of run() between CUDA events
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One greedy engine step with an autoregressive drafter on the device, the semantics of
+// ar_greedy_step_ref (target and drafter caches share slot numbers; cuda/ar_step.cu): draft γ
+// from the requests' pass-0 states -> verify [anchor, x_1..x_l] -> greedy acceptance -> commit ->
+// the drafter's context update, with the data on the device between stages. The update takes
+// every verified row (positions C-1..C+l-1 from [pass-0 state, verify states] and the verify
+// tokens, shapes known before the step; rows past the committed ones are overwritten by the next
+// round), and each request's next pass-0 state is gathered on the device from the verify row at
+// its acceptance point. Only R counts, R tokens and R x gamma drafts come back.
+class ArStepRunner {
+ public:
+  // capture_layers: the target layers the drafter consumes (ArDrafterRef::capture_layers), their
+  // count times hidden equal to the drafter's state width; sets them on the target. Both models
+  // must outlive the runner.
+  ArStepRunner(VerifyModel& target, ArDrafterModel& drafter, const std::vector<int>& capture_layers,
+               int gamma);
+  ~ArStepRunner();
+  ArStepRunner(const ArStepRunner&) = delete;
+  ArStepRunner& operator=(const ArStepRunner&) = delete;
+  // The pass-0 states of the requests in the order step() takes them, [R x state width]
+  // (bf16-exact floats: ArSpecRequest::last_states rounded), and their current device values.
+  void set_last_states(const std::vector<float>& states);
+  std::vector<float> last_states() const;
+  // Advances `requests` (context_len >= 1; += 1 + accepted, anchor = the final committed token)
+  // and their pass-0 states; outcome.states stays empty. verify_lengths[r] clamped to [0, gamma].
+  std::vector<StepOutcome> step(std::vector<SpecRequest>& requests,
+                                const std::vector<int>& verify_lengths);
+  // The last step's device time between CUDA events, draft to context update, microseconds.
+  double last_step_us() const;
 
  private:
   struct Impl;

@@ -51,6 +51,12 @@ inline constexpr double kConfidenceMaxAbs = 2e-2;
 // state. One layer per pass, but γ passes chained through bf16 activations (the hidden state fed
 // back is fp32, its norms and GEMM inputs bf16): the DSpark drafter's bound.
 inline constexpr double kArDraftNmse = 2e-3;
+// The autoregressive engine step (ar_greedy_step): the drafter's cache after the device's context
+// update and the next pass-0 states (captured target states), both one verify forward and one
+// drafter layer from bf16-exact inputs: the verify forward's and the drafter's bound. Tokens as
+// dspark_draft (exact unless a reference top-two gap < kDraftTieMargin); the target cache by
+// kVerifyForwardNmse.
+inline constexpr double kArStepNmse = 2e-3;
 // Weights drawn on the device against the host generator: the same bits, so the same logits.
 inline constexpr double kDeviceWeightsMaxRel = 0.0;
 // Rejection verify: accepted counts exact; a committed token may differ only where u * total lies

@@ -14,6 +14,7 @@
 
 #include "kernels/ar_drafter_gpu.hpp"
 #include "kernels/bf16.hpp"
+#include "kernels/checks/ar_step_checks.hpp"
 #include "kernels/kernel_tolerances.hpp"
 
 namespace sparksim::kernels {
@@ -239,7 +240,8 @@ CheckResult check_device_weights(std::uint64_t seed) {
 }  // namespace
 
 const std::vector<std::string>& ar_drafter_check_names() {
-  static const std::vector<std::string> names = {"mtp1_draft", "eagle3_draft", "ar_device_weights"};
+  static const std::vector<std::string> names = {"mtp1_draft", "eagle3_draft", "ar_device_weights",
+                                                 "ar_greedy_step"};
   return names;
 }
 
@@ -247,6 +249,7 @@ CheckResult run_ar_drafter_check(const std::string& name, std::uint64_t seed) {
   if (name == "mtp1_draft") return check_mtp1(seed);
   if (name == "eagle3_draft") return check_eagle3(seed);
   if (name == "ar_device_weights") return check_device_weights(seed);
+  if (name == "ar_greedy_step") return check_ar_greedy_step(seed);
   throw std::invalid_argument("unknown autoregressive drafter check '" + name + "'");
 }
 

@@ -15,7 +15,8 @@ namespace sparksim::kernels {
 // rms_norm, rope, kv_append, qk_norm_rope_kv, attention, attention_split_k, attention_prefill_tc,
 // swiglu, gemm, softmax, rejection, verify_forward, verify_graph_planned, dspark_draft,
 // device_weights, dspark_device_weights, greedy_step, sampled_step, and the autoregressive
-// drafters' mtp1_draft, eagle3_draft, ar_device_weights (ar_drafter_checks.hpp).
+// drafters' mtp1_draft, eagle3_draft, ar_device_weights and their engine step ar_greedy_step
+// (ar_drafter_checks.hpp, ar_step_checks.hpp).
 const std::vector<std::string>& kernel_check_names();
 
 // Runs one comparison; std::invalid_argument for an unknown name (listing the valid ones),

@@ -121,6 +121,7 @@ struct ArDrafterModel::Impl {
   }
 
   bool mtp() const { return family == ArFamily::kMtp1; }
+  void set_round(const DraftRequest& round, int gamma);
   int state_width() const { return mtp() ? s.hidden : 3 * s.hidden; }
   long long slot_stride() const { return static_cast<long long>(cs.max_tokens) * s.kv_width(); }
 
@@ -370,27 +371,76 @@ void ArDrafterModel::set_draft(const ArDraftRequest& request) {
   Impl& m = *impl_;
   require(request.gamma >= 1, "ArDrafterModel: gamma must be >= 1");
   request.round.validate(m.cs, m.s.vocab, request.gamma);
-  const int r_count = request.round.requests();
-  require(request.last_states.size() == static_cast<std::size_t>(r_count) * m.state_width(),
+  require(request.last_states.size() ==
+              static_cast<std::size_t>(request.round.requests()) * m.state_width(),
           "ArDrafterModel: last_states must be requests x state width");
-  const int gamma = request.gamma;
+  m.set_round(request.round, request.gamma);
+  upload_bf16(m.states, to_bf16_exact(request.last_states));
+}
+
+void ArDrafterModel::set_draft_device(const DraftRequest& round, int gamma,
+                                      const void* last_states) {
+  Impl& m = *impl_;
+  require(gamma >= 1, "ArDrafterModel: gamma must be >= 1");
+  round.validate(m.cs, m.s.vocab, gamma);
+  m.set_round(round, gamma);
+  SPARKSIM_CUDA(
+      cudaMemcpyAsync(m.states.get(), last_states,
+                      static_cast<std::size_t>(round.requests()) * m.state_width() * sizeof(bf16),
+                      cudaMemcpyDeviceToDevice, m.stream));
+}
+
+void ArDrafterModel::context_update_device(const void* states, const int* next_tokens,
+                                           const RaggedBatch& rows, void* after) {
+  Impl& m = *impl_;
+  rows.validate(m.cs, m.s.vocab);
+  const int n = rows.total_tokens();
+  const std::vector<int> req = rows.request_of_token();
+  std::vector<int> slot_of(req.size());
+  for (std::size_t t = 0; t < req.size(); ++t) slot_of[t] = rows.slots[req[t]];
+  m.reserve(static_cast<std::size_t>(n));
+  // Pageable sources: staged before the calls return (as DsparkModel's update).
+  upload_async(m.slot, slot_of, m.stream);
+  upload_async(m.pos, rows.positions(), m.stream);
+  if (after != nullptr) {
+    cudaEvent_t ready = nullptr;
+    SPARKSIM_CUDA(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    SPARKSIM_CUDA(cudaEventRecord(ready, static_cast<cudaStream_t>(after)));
+    SPARKSIM_CUDA(cudaStreamWaitEvent(m.stream, ready, 0));
+    SPARKSIM_CUDA(cudaEventDestroy(ready));  // released once the wait has been satisfied
+  }
+  SPARKSIM_CUDA(cudaMemcpyAsync(m.states.get(), states,
+                                static_cast<std::size_t>(n) * m.state_width() * sizeof(bf16),
+                                cudaMemcpyDeviceToDevice, m.stream));
+  m.states_to_g(n);
+  m.layer_qkv(n, next_tokens, m.slot.get(), m.pos.get());
+  m.r_count = 0;  // the update reused the round's index and state buffers: set it again
+}
+
+ArDrafterModel::DeviceView ArDrafterModel::device_view() const {
+  return {impl_->stream, impl_->tokens.get(), impl_->gamma};
+}
+
+// The round's indices and workspaces; the pass-0 states are the caller's to fill.
+void ArDrafterModel::Impl::set_round(const DraftRequest& round, int gamma) {
+  Impl& m = *this;
+  const int r_count = round.requests();
   // Pass k of request r: position context + k, attending to context + k + 1 positions.
   std::vector<int> pos(static_cast<std::size_t>(gamma) * r_count);
   std::vector<int> kv(pos.size());
   for (int k = 0; k < gamma; ++k) {
     for (int r = 0; r < r_count; ++r) {
-      pos[static_cast<std::size_t>(k) * r_count + r] = request.round.context_lens[r] + k;
-      kv[static_cast<std::size_t>(k) * r_count + r] = request.round.context_lens[r] + k + 1;
+      pos[static_cast<std::size_t>(k) * r_count + r] = round.context_lens[r] + k;
+      kv[static_cast<std::size_t>(k) * r_count + r] = round.context_lens[r] + k + 1;
     }
   }
   m.reserve(static_cast<std::size_t>(r_count));
-  upload_async(m.slot, request.round.slots, m.stream);
+  upload_async(m.slot, round.slots, m.stream);
   upload_async(m.pos, pos, m.stream);
   upload_async(m.kv_len, kv, m.stream);
-  upload_async(m.next, request.round.anchors, m.stream);
-  if (request.round.temperature > 0) upload_async(m.uniforms, request.round.uniforms, m.stream);
+  upload_async(m.next, round.anchors, m.stream);
+  if (round.temperature > 0) upload_async(m.uniforms, round.uniforms, m.stream);
   SPARKSIM_CUDA(cudaStreamSynchronize(m.stream));  // pageable temporaries
-  upload_bf16(m.states, to_bf16_exact(request.last_states));
   const auto t = static_cast<std::size_t>(r_count) * gamma;
   m.prev.reserve(static_cast<std::size_t>(r_count));
   m.tokens.reserve(t);
@@ -399,7 +449,7 @@ void ArDrafterModel::set_draft(const ArDraftRequest& request) {
   m.hidden_all.reserve(t * m.s.hidden);
   m.r_count = r_count;
   m.gamma = gamma;
-  m.temperature = request.round.temperature;
+  m.temperature = round.temperature;
 }
 
 void ArDrafterModel::run() {

@@ -241,6 +241,15 @@ void ArDrafterModel::context_update(const std::vector<float>&, const RaggedBatch
 void ArDrafterModel::set_draft(const ArDraftRequest&) {
   no_cuda();
 }
+void ArDrafterModel::set_draft_device(const DraftRequest&, int, const void*) {
+  no_cuda();
+}
+void ArDrafterModel::context_update_device(const void*, const int*, const RaggedBatch&, void*) {
+  no_cuda();
+}
+ArDrafterModel::DeviceView ArDrafterModel::device_view() const {
+  no_cuda();
+}
 void ArDrafterModel::run() {
   no_cuda();
 }
@@ -248,6 +257,24 @@ GpuArDraftResult ArDrafterModel::results() const {
   no_cuda();
 }
 double ArDrafterModel::run_timed_us() {
+  no_cuda();
+}
+
+struct ArStepRunner::Impl {};
+ArStepRunner::ArStepRunner(VerifyModel&, ArDrafterModel&, const std::vector<int>&, int) {
+  no_cuda();
+}
+ArStepRunner::~ArStepRunner() = default;
+void ArStepRunner::set_last_states(const std::vector<float>&) {
+  no_cuda();
+}
+std::vector<float> ArStepRunner::last_states() const {
+  no_cuda();
+}
+std::vector<StepOutcome> ArStepRunner::step(std::vector<SpecRequest>&, const std::vector<int>&) {
+  no_cuda();
+}
+double ArStepRunner::last_step_us() const {
   no_cuda();
 }
 

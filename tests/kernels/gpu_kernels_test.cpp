@@ -102,9 +102,13 @@ TEST_CASE("gpu sampled_step matches its reference", "[kernels][gpu]") {
   gpu_check("sampled_step");
 }
 
+TEST_CASE("gpu ar_greedy_step matches its reference", "[kernels][gpu]") {
+  gpu_check("ar_greedy_step");
+}
+
 TEST_CASE("every kernel check has a gpu test", "[kernels][gpu]") {
   // Guards the list above against a check added without its test.
-  CHECK(kernel_check_names().size() == 21u);
+  CHECK(kernel_check_names().size() == 22u);
   CHECK_THROWS_WITH(run_kernel_check("nope", 1), Catch::Contains("valid: rms_norm"));
 }
 
