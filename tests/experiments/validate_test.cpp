@@ -169,6 +169,29 @@ TEST_CASE("validate CLI: exit 0 within tolerance, 3 outside, JSON report either 
         Approx(0.2));  // (100 - 125) / 125
 }
 
+// The figures README.md and docs/validation.md state for the bundled set (the measured side is
+// the published GPUStack numbers kept in experiments/validate/data/): on the calibrated
+// measured-db profiles the check cases stay within them, rounded up at their last printed digit.
+TEST_CASE("validate: the bundled set's check cases within the documented errors") {
+  const auto dir = scratch_dir("validate_bundled");
+  const auto run = run_cli(
+      "validate --set experiments/validate/data/h100_serving_set.json --profiles "
+      "profiles/calibrated/measured-db/h100-sxm --json " +
+          (dir / "report.json").string(),
+      dir);
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  const auto report = read_json(dir / "report.json");
+  const auto& throughput = report["check"]["output_throughput"];
+  const auto& tpot = report["check"]["tpot_median"];
+  CHECK(throughput["cases"] == 6);
+  CHECK(throughput["mean_abs_error"].get<double>() <= 0.0335);
+  CHECK(throughput["worst_abs_error"].get<double>() <= 0.0545);
+  CHECK(tpot["cases"] == 6);
+  CHECK(tpot["mean_abs_error"].get<double>() <= 0.0385);
+  CHECK(tpot["worst_abs_error"].get<double>() <= 0.0745);
+}
+
 TEST_CASE("engine presets are applied and recorded in config.json and explicit flags win") {
   const auto dir = scratch_dir("engine_preset");
   const std::string run =
