@@ -25,6 +25,13 @@ std::vector<int> RaggedBatch::request_of_token() const {
   return out;
 }
 
+std::vector<int> RaggedBatch::slot_of_token() const {
+  const std::vector<int> req = request_of_token();
+  std::vector<int> out(req.size());
+  for (std::size_t t = 0; t < req.size(); ++t) out[t] = slots[req[t]];
+  return out;
+}
+
 void RaggedBatch::validate(const KvCacheShape& cache, int vocab) const {
   const auto fail = [](const std::string& what) { throw std::invalid_argument("batch: " + what); };
   const int r_count = requests();

@@ -45,6 +45,7 @@ struct RaggedBatch {
   int total_tokens() const { return static_cast<int>(tokens.size()); }
   std::vector<int> positions() const;         // [T] absolute position of each token
   std::vector<int> request_of_token() const;  // [T] owning request
+  std::vector<int> slot_of_token() const;     // [T] the owning request's slot
   // Throws std::invalid_argument naming the first problem: sizes, offsets not increasing from 0 to
   // T, a token id outside [0, vocab), a slot out of range or repeated, a request that overflows
   // its slot's capacity.

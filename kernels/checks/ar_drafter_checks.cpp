@@ -11,10 +11,12 @@
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 #include "kernels/ar_drafter_gpu.hpp"
 #include "kernels/bf16.hpp"
 #include "kernels/checks/ar_step_checks.hpp"
+#include "kernels/checks/check_support.hpp"
 #include "kernels/kernel_tolerances.hpp"
 
 namespace sparksim::kernels {
@@ -27,23 +29,9 @@ constexpr int kGamma = 3;
 const std::vector<int> kContexts = {5, 0, 30};
 const std::vector<int> kSlots = {2, 0, 1};
 
-std::vector<float> normal(std::mt19937_64& rng, std::size_t n, double scale) {
-  std::normal_distribution<double> d(0.0, scale);
-  std::vector<float> out(n);
-  for (float& v : out) v = round_to_bf16(static_cast<float>(d(rng)));
-  return out;
-}
-
-HostKvCache random_cache(std::mt19937_64& rng, const KvCacheShape& cs) {
-  HostKvCache c(cs);
-  c.k = normal(rng, c.k.size(), 1.0);
-  c.v = normal(rng, c.v.size(), 1.0);
-  return c;
-}
-
-std::vector<double> widen(const std::vector<float>& v) {
-  return {v.begin(), v.end()};
-}
+using checks::bf16_normal;
+using checks::random_cache;
+using checks::widen;
 
 // The two drafters behind one interface for the checks.
 struct Drafter {
@@ -69,7 +57,7 @@ CheckResult compare_round(const std::string& name, const Drafter& d, std::uint64
   }
   std::uniform_int_distribution<int> token(0, tw.shape.vocab - 1);
   for (int t = 0; t < rows.cu_seqlens.back(); ++t) rows.tokens.push_back(token(rng));
-  const std::vector<float> states = normal(rng, rows.tokens.size() * d.state_width, 2.0);
+  const std::vector<float> states = bf16_normal(rng, rows.tokens.size() * d.state_width, 2.0);
   const std::vector<double> states_d = widen(states);
   model.context_update(states, rows);
   for (int q = 0; q < rows.requests(); ++q) {
@@ -96,7 +84,7 @@ CheckResult compare_round(const std::string& name, const Drafter& d, std::uint64
   request.round.context_lens = kContexts;
   request.round.slots = kSlots;
   for (int r = 0; r < 3; ++r) request.round.anchors.push_back(token(rng));
-  request.last_states = normal(rng, 3 * static_cast<std::size_t>(d.state_width), 2.0);
+  request.last_states = bf16_normal(rng, 3 * static_cast<std::size_t>(d.state_width), 2.0);
   const std::vector<double> last_d = widen(request.last_states);
   model.set_draft(request);
   model.run();
@@ -157,38 +145,40 @@ CheckResult compare_round(const std::string& name, const Drafter& d, std::uint64
   return worst;
 }
 
+// One family's greedy round (compare_round) with the weights uploaded: `update` and `draft` are
+// its reference functions (mtp1_* or eagle3_*).
+template <class Weights, class Update, class Draft>
+CheckResult check_family(const std::string& name, std::uint64_t seed, const TargetWeights& tw,
+                         const Weights& w, int state_width, int head_vocab, Update update,
+                         Draft draft) {
+  const TransformerShape& shape = tw.shape;
+  gpu::ArDrafterModel model(tw, w, {1, 3, 48, shape.kv_heads, shape.head_dim});
+  Drafter d;
+  d.state_width = state_width;
+  d.head_vocab = head_vocab;
+  d.update = [&](const double* s, const int* next, int n, int start, int slot, HostKvCache& c) {
+    update(w, tw, s, next, n, start, slot, c);
+  };
+  d.draft = [&](const HostKvCache& c, int slot, int ctx, const double* last, int anchor) {
+    return draft(w, tw, c, slot, ctx, last, anchor, kGamma, ArDraftOptions{});
+  };
+  return compare_round(name, d, seed, model, tw);
+}
+
 CheckResult check_mtp1(std::uint64_t seed) {
   const TransformerShape shape = tiny_qwen3_shape();
   const TargetWeights tw = make_random_target_weights(shape, seed, 0.1);
   const Mtp1Weights w = make_random_mtp1_weights(shape, seed, 0.1);
-  gpu::ArDrafterModel model(tw, w, {1, 3, 48, shape.kv_heads, shape.head_dim});
-  Drafter d;
-  d.state_width = shape.hidden;
-  d.head_vocab = shape.vocab;
-  d.update = [&](const double* s, const int* next, int n, int start, int slot, HostKvCache& c) {
-    mtp1_context_update_ref(w, tw, s, next, n, start, slot, c);
-  };
-  d.draft = [&](const HostKvCache& c, int slot, int ctx, const double* last, int anchor) {
-    return mtp1_draft_ref(w, tw, c, slot, ctx, last, anchor, kGamma);
-  };
-  return compare_round("mtp1_draft", d, seed, model, tw);
+  return check_family("mtp1_draft", seed, tw, w, shape.hidden, shape.vocab, mtp1_context_update_ref,
+                      mtp1_draft_ref);
 }
 
 CheckResult check_eagle3(std::uint64_t seed) {
   const TransformerShape shape = tiny_qwen3_shape();
   const TargetWeights tw = make_random_target_weights(shape, seed, 0.1);
   const Eagle3Weights w = make_random_eagle3_weights(shape, eagle3_shape(shape), seed, 0.1);
-  gpu::ArDrafterModel model(tw, w, {1, 3, 48, shape.kv_heads, shape.head_dim});
-  Drafter d;
-  d.state_width = 3 * shape.hidden;
-  d.head_vocab = w.shape.draft_vocab;
-  d.update = [&](const double* s, const int* next, int n, int start, int slot, HostKvCache& c) {
-    eagle3_context_update_ref(w, tw, s, next, n, start, slot, c);
-  };
-  d.draft = [&](const HostKvCache& c, int slot, int ctx, const double* last, int anchor) {
-    return eagle3_draft_ref(w, tw, c, slot, ctx, last, anchor, kGamma);
-  };
-  return compare_round("eagle3_draft", d, seed, model, tw);
+  return check_family("eagle3_draft", seed, tw, w, 3 * shape.hidden, w.shape.draft_vocab,
+                      eagle3_context_update_ref, eagle3_draft_ref);
 }
 
 // Both drafters drawn on the device (heads borrowed from a device-drawn target) against the host
@@ -216,7 +206,7 @@ CheckResult check_device_weights(std::uint64_t seed) {
     request.round.context_lens = kContexts;
     request.round.slots = kSlots;
     request.round.anchors = {7, 11, 13};
-    request.last_states = normal(rng, 3 * static_cast<std::size_t>(drawn.state_width()), 2.0);
+    request.last_states = bf16_normal(rng, 3 * static_cast<std::size_t>(drawn.state_width()), 2.0);
     std::vector<gpu::GpuArDraftResult> results;
     for (gpu::ArDrafterModel* m : {&uploaded, &drawn}) {
       m->upload_kv(cache);

@@ -24,42 +24,11 @@ namespace tol = tolerance;
 
 constexpr int kGamma = 3;
 
-std::vector<float> bf16_normal(std::mt19937_64& rng, std::size_t n, double scale) {
-  std::normal_distribution<double> d(0.0, scale);
-  std::vector<float> out(n);
-  for (float& v : out) v = round_to_bf16(static_cast<float>(d(rng)));
-  return out;
-}
-
-HostKvCache random_cache(std::mt19937_64& rng, const KvCacheShape& cs) {
-  HostKvCache c(cs);
-  c.k = bf16_normal(rng, c.k.size(), 1.0);
-  c.v = bf16_normal(rng, c.v.size(), 1.0);
-  return c;
-}
-
-// Positions 0..len-1 of `slot`, every layer, K then V.
-std::vector<float> slot_prefix(const HostKvCache& c, int slot, int len) {
-  std::vector<float> out;
-  const auto n = static_cast<std::ptrdiff_t>(len) * c.shape.kv_heads * c.shape.head_dim;
-  for (int l = 0; l < c.shape.layers; ++l) {
-    const auto at = static_cast<std::ptrdiff_t>(c.shape.offset(l, slot, 0));
-    for (const auto* values : {&c.k, &c.v}) {
-      out.insert(out.end(), values->begin() + at, values->begin() + at + n);
-    }
-  }
-  return out;
-}
-
-double top_two_gap(const double* row, int n) {
-  std::vector<double> v(row, row + n);
-  std::partial_sort(v.begin(), v.begin() + 2, v.end(), std::greater<>());
-  return v[0] - v[1];
-}
-
-std::vector<double> widen(const std::vector<float>& v) {
-  return {v.begin(), v.end()};
-}
+using checks::bf16_normal;
+using checks::random_cache;
+using checks::slot_prefix;
+using checks::top_two_gap;
+using checks::widen;
 
 // The smallest decision margin of the reference's next step for request r: its drafter's logits
 // over the verified passes and the target's logits up to the acceptance point.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numbers>
 
 #include "common/random_bits.hpp"
@@ -58,6 +59,20 @@ HostKvCache random_cache(Inputs& in, const KvCacheShape& shape) {
   return cache;
 }
 
+std::vector<float> bf16_normal(std::mt19937_64& rng, std::size_t n, double scale) {
+  std::normal_distribution<double> d(0.0, scale);
+  std::vector<float> out(n);
+  for (float& v : out) v = round_to_bf16(static_cast<float>(d(rng)));
+  return out;
+}
+
+HostKvCache random_cache(std::mt19937_64& rng, const KvCacheShape& shape) {
+  HostKvCache cache(shape);
+  cache.k = bf16_normal(rng, cache.k.size(), 1.0);
+  cache.v = bf16_normal(rng, cache.v.size(), 1.0);
+  return cache;
+}
+
 RaggedBatch make_batch(const std::vector<int>& contexts, const std::vector<int>& lengths,
                        const std::vector<int>& slots, Inputs& in, int vocab) {
   RaggedBatch b;
@@ -75,6 +90,24 @@ std::vector<float> kv_values(const HostKvCache& cache) {
   std::vector<float> out = cache.k;
   out.insert(out.end(), cache.v.begin(), cache.v.end());
   return out;
+}
+
+std::vector<float> slot_prefix(const HostKvCache& c, int slot, int len) {
+  std::vector<float> out;
+  const auto n = static_cast<std::ptrdiff_t>(len) * c.shape.kv_heads * c.shape.head_dim;
+  for (int l = 0; l < c.shape.layers; ++l) {
+    const auto at = static_cast<std::ptrdiff_t>(c.shape.offset(l, slot, 0));
+    for (const auto* values : {&c.k, &c.v}) {
+      out.insert(out.end(), values->begin() + at, values->begin() + at + n);
+    }
+  }
+  return out;
+}
+
+double top_two_gap(const double* row, int n) {
+  std::vector<double> v(row, row + n);
+  std::partial_sort(v.begin(), v.begin() + 2, v.end(), std::greater<>());
+  return v[0] - v[1];
 }
 
 namespace {

@@ -1,6 +1,7 @@
-// What the comparisons of kernel_checks.cpp and model_checks.cpp share: seeded random bf16-exact
-// inputs, noisy caches, ragged batches, and the small bookkeeping of a result (a cache's values
-// in one vector, a failure appended to a result's detail).
+// What the comparisons of kernel_checks.cpp, model_checks.cpp and the autoregressive-drafter
+// checks share: seeded random bf16-exact inputs, noisy caches, ragged batches, and the small
+// bookkeeping of a result (a cache's values in one vector, a slot's prefix, a decision margin, a
+// failure appended to a result's detail).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,16 @@ RaggedBatch make_batch(const std::vector<int>& contexts, const std::vector<int>&
                        const std::vector<int>& slots, Inputs& in, int vocab);
 // A cache's K values then its V values.
 std::vector<float> kv_values(const HostKvCache& cache);
+// K then V of positions [0, len) of `slot`, every layer.
+std::vector<float> slot_prefix(const HostKvCache& c, int slot, int len);
+// The gap between the two largest values of a row (n >= 2): of logits, or of log-probabilities.
+double top_two_gap(const double* row, int n);
+
+// The autoregressive-drafter checks' draws: n values ~ scale * N(0, 1) from
+// std::normal_distribution over `rng`, rounded to bf16, and a cache of N(0, 1) noise from them
+// (K then V). Kept apart from Inputs so those checks' cases stay as they were drawn.
+std::vector<float> bf16_normal(std::mt19937_64& rng, std::size_t n, double scale);
+HostKvCache random_cache(std::mt19937_64& rng, const KvCacheShape& shape);
 // Rejection outcomes against the reference's on the same batch: accepted counts exact; a
 // committed token may differ only where u * total lies within kRejectionBoundaryMargin of a CDF
 // boundary of the reference's residual (or bonus) distribution. error = mismatching requests.

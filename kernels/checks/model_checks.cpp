@@ -223,26 +223,6 @@ struct DeviceStep {
         runner(with_cache(target, s.target_cache), with_cache(drafter, s.draft_cache), s.ds) {}
 };
 
-// K then V of positions [0, len) of `slot`, every layer.
-std::vector<float> slot_prefix(const HostKvCache& c, int slot, int len) {
-  std::vector<float> out;
-  const auto n = static_cast<std::ptrdiff_t>(len) * c.shape.kv_heads * c.shape.head_dim;
-  for (int l = 0; l < c.shape.layers; ++l) {
-    const auto at = static_cast<std::ptrdiff_t>(c.shape.offset(l, slot, 0));
-    for (const auto* values : {&c.k, &c.v}) {
-      out.insert(out.end(), values->begin() + at, values->begin() + at + n);
-    }
-  }
-  return out;
-}
-
-// The gap between the two largest values of a row: of logits, or of log-probabilities.
-double top_two_gap(const double* row, int n) {
-  std::vector<double> v(row, row + n);
-  std::partial_sort(v.begin(), v.begin() + 2, v.end(), std::greater<>());
-  return v[0] - v[1];
-}
-
 std::string outcome_text(std::size_t r, const StepOutcome& got, const StepOutcome& want) {
   return "request " + std::to_string(r) + ": accepted " + std::to_string(got.accepted) + " (ref " +
          std::to_string(want.accepted) + "), last token " + std::to_string(got.committed.back()) +

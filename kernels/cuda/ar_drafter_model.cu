@@ -9,23 +9,23 @@
 #include <stdexcept>
 
 #include "kernels/ar_drafter_gpu.hpp"
+#include "kernels/cuda/device_stream.cuh"
 #include "kernels/cuda/launchers.cuh"
 
 namespace sparksim::kernels::gpu {
 
 using detail::bf16;
 using detail::DeviceBuffer;
+using detail::DeviceLayer;
 using detail::download_bf16;
+using detail::require;
 using detail::RowLayout;
+using detail::upload_async;
 using detail::upload_bf16;
 
 namespace {
 
 constexpr int kThreads = 256;
-
-void require(bool ok, const char* what) {
-  if (!ok) throw std::invalid_argument(what);
-}
 
 // dst [rows x width] fp32 = src rows (bf16, row stride width).
 __global__ void widen_kernel(const bf16* src, long long count, float* dst) {
@@ -45,29 +45,6 @@ __global__ void map_tokens_kernel(int* tokens, int* prev, const int* d2t, int re
   prev[r] = target;
 }
 
-struct Layer {
-  DeviceBuffer<bf16> attn_norm, wqkv, q_norm, k_norm, wo, ffn_norm, w_gate_up, w_down;
-  void upload(const LayerWeights& w) {
-    upload_bf16(attn_norm, w.attn_norm);
-    upload_bf16(wqkv, w.wqkv);
-    upload_bf16(q_norm, w.q_norm);
-    upload_bf16(k_norm, w.k_norm);
-    upload_bf16(wo, w.wo);
-    upload_bf16(ffn_norm, w.ffn_norm);
-    upload_bf16(w_gate_up, w.w_gate_up);
-    upload_bf16(w_down, w.w_down);
-  }
-};
-
-template <class T>
-void upload_async(DeviceBuffer<T>& dst, const std::vector<T>& src, cudaStream_t stream) {
-  dst.reserve(src.size());
-  if (!src.empty()) {
-    SPARKSIM_CUDA(cudaMemcpyAsync(dst.get(), src.data(), src.size() * sizeof(T),
-                                  cudaMemcpyHostToDevice, stream));
-  }
-}
-
 std::vector<float> to_bf16_exact(const std::vector<float>& v) {
   std::vector<float> out(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) out[i] = round_to_bf16(v[i]);
@@ -81,9 +58,10 @@ struct ArDrafterModel::Impl {
   TransformerShape s;
   KvCacheShape cs;
   int head_vocab = 0;
-  cublasHandle_t cublas = nullptr;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
+  detail::DeviceStream queue;
+  const cudaStream_t stream = queue.stream();
+  const cublasHandle_t cublas = queue.cublas();
+  detail::EventTimer timer;
   DeviceBuffer<bf16> own_embed, own_lm_head;
   const bf16* embed = nullptr;
   const bf16* head = nullptr;  // MTP-1: the target's LM head; EAGLE-3: the drafter's
@@ -91,7 +69,7 @@ struct ArDrafterModel::Impl {
   // EAGLE-3: in_norm_h = hidden_norm, in_proj = fc (3h -> h), out_norm = final_norm (the
   // embedding's norm is the layer's attn_norm).
   DeviceBuffer<bf16> in_norm_e, in_norm_h, in_proj, out_norm;
-  Layer layer;
+  DeviceLayer layer;
   DeviceBuffer<int> d2t;
   DeviceBuffer<bf16> k_cache, v_cache;
   // Workspaces.
@@ -105,34 +83,29 @@ struct ArDrafterModel::Impl {
 
   Impl(ArFamily f, const TransformerShape& target, const KvCacheShape& cache)
       : family(f), s(target) {
-    SPARKSIM_CUDA(cudaStreamCreate(&stream));
-    SPARKSIM_CUBLAS(cublasCreate(&cublas));
-    SPARKSIM_CUBLAS(cublasSetStream(cublas, stream));
-    SPARKSIM_CUDA(cudaEventCreate(&start));
-    SPARKSIM_CUDA(cudaEventCreate(&stop));
     allocate_cache(cache);
   }
-  ~Impl() {
-    if (stream != nullptr) cudaStreamSynchronize(stream);
-    if (start != nullptr) cudaEventDestroy(start);
-    if (stop != nullptr) cudaEventDestroy(stop);
-    if (cublas != nullptr) cublasDestroy(cublas);
-    if (stream != nullptr) cudaStreamDestroy(stream);
-  }
+  ~Impl() { cudaStreamSynchronize(stream); }  // before the buffers are freed
 
   bool mtp() const { return family == ArFamily::kMtp1; }
   void set_round(const DraftRequest& round, int gamma);
   int state_width() const { return mtp() ? s.hidden : 3 * s.hidden; }
   long long slot_stride() const { return static_cast<long long>(cs.max_tokens) * s.kv_width(); }
 
+  // A host-uploaded model's owned embedding and head (head_vocab rows).
+  void upload_heads(const std::vector<float>& embed_w, const std::vector<float>& head_w,
+                    int vocab) {
+    head_vocab = vocab;
+    upload_bf16(own_embed, embed_w);
+    upload_bf16(own_lm_head, head_w);
+    embed = own_embed.get();
+    head = own_lm_head.get();
+  }
+
   void allocate_cache(const KvCacheShape& cache) {
     cs = cache;
-    k_cache.resize(0);
-    v_cache.resize(0);
-    k_cache.resize(static_cast<std::size_t>(cache.elements()));
-    v_cache.resize(static_cast<std::size_t>(cache.elements()));
-    SPARKSIM_CUDA(cudaMemsetAsync(k_cache.get(), 0, k_cache.size() * sizeof(bf16), stream));
-    SPARKSIM_CUDA(cudaMemsetAsync(v_cache.get(), 0, v_cache.size() * sizeof(bf16), stream));
+    detail::allocate_zeroed_kv(k_cache, v_cache, static_cast<std::size_t>(cache.elements()),
+                               stream);
   }
 
   void reserve(std::size_t rows) {
@@ -253,11 +226,7 @@ ArDrafterModel::ArDrafterModel(const TargetWeights& target, const Mtp1Weights& w
   check_shapes(target.shape, cache);
   impl_ = std::make_unique<Impl>(ArFamily::kMtp1, target.shape, cache);
   Impl& m = *impl_;
-  m.head_vocab = target.shape.vocab;
-  upload_bf16(m.own_embed, target.embed);
-  upload_bf16(m.own_lm_head, target.lm_head);
-  m.embed = m.own_embed.get();
-  m.head = m.own_lm_head.get();
+  m.upload_heads(target.embed, target.lm_head, target.shape.vocab);
   upload_bf16(m.in_norm_e, w.enorm);
   upload_bf16(m.in_norm_h, w.hnorm);
   upload_bf16(m.in_proj, w.eh_proj);
@@ -271,11 +240,7 @@ ArDrafterModel::ArDrafterModel(const TargetWeights& target, const Eagle3Weights&
   w.shape.validate(target.shape);
   impl_ = std::make_unique<Impl>(ArFamily::kEagle3, target.shape, cache);
   Impl& m = *impl_;
-  m.head_vocab = w.shape.draft_vocab;
-  upload_bf16(m.own_embed, target.embed);
-  upload_bf16(m.own_lm_head, w.lm_head);
-  m.embed = m.own_embed.get();
-  m.head = m.own_lm_head.get();
+  m.upload_heads(target.embed, w.lm_head, w.shape.draft_vocab);
   upload_bf16(m.in_proj, w.fc);
   upload_bf16(m.in_norm_h, w.hidden_norm);
   upload_bf16(m.out_norm, w.final_norm);
@@ -316,7 +281,7 @@ int ArDrafterModel::head_vocab() const {
 
 std::size_t ArDrafterModel::weight_bytes() const {
   const Impl& m = *impl_;
-  const Layer& l = m.layer;
+  const DeviceLayer& l = m.layer;
   std::size_t n = m.in_norm_e.size() + m.in_norm_h.size() + m.in_proj.size() + m.out_norm.size() +
                   l.attn_norm.size() + l.wqkv.size() + l.q_norm.size() + l.k_norm.size() +
                   l.wo.size() + l.ffn_norm.size() + l.w_gate_up.size() + l.w_down.size();
@@ -352,9 +317,7 @@ void ArDrafterModel::context_update(const std::vector<float>& states, const Ragg
   const int n = rows.total_tokens();
   require(states.size() == static_cast<std::size_t>(n) * m.state_width(),
           "context_update: states must be rows x state width");
-  const std::vector<int> req = rows.request_of_token();
-  std::vector<int> slot_of(req.size());
-  for (std::size_t t = 0; t < req.size(); ++t) slot_of[t] = rows.slots[req[t]];
+  const std::vector<int> slot_of = rows.slot_of_token();
   m.reserve(static_cast<std::size_t>(n));
   upload_async(m.slot, slot_of, m.stream);
   upload_async(m.pos, rows.positions(), m.stream);
@@ -395,20 +358,12 @@ void ArDrafterModel::context_update_device(const void* states, const int* next_t
   Impl& m = *impl_;
   rows.validate(m.cs, m.s.vocab);
   const int n = rows.total_tokens();
-  const std::vector<int> req = rows.request_of_token();
-  std::vector<int> slot_of(req.size());
-  for (std::size_t t = 0; t < req.size(); ++t) slot_of[t] = rows.slots[req[t]];
+  const std::vector<int> slot_of = rows.slot_of_token();
   m.reserve(static_cast<std::size_t>(n));
   // Pageable sources: staged before the calls return (as DsparkModel's update).
   upload_async(m.slot, slot_of, m.stream);
   upload_async(m.pos, rows.positions(), m.stream);
-  if (after != nullptr) {
-    cudaEvent_t ready = nullptr;
-    SPARKSIM_CUDA(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-    SPARKSIM_CUDA(cudaEventRecord(ready, static_cast<cudaStream_t>(after)));
-    SPARKSIM_CUDA(cudaStreamWaitEvent(m.stream, ready, 0));
-    SPARKSIM_CUDA(cudaEventDestroy(ready));  // released once the wait has been satisfied
-  }
+  detail::wait_for_stream(m.stream, after);
   SPARKSIM_CUDA(cudaMemcpyAsync(m.states.get(), states,
                                 static_cast<std::size_t>(n) * m.state_width() * sizeof(bf16),
                                 cudaMemcpyDeviceToDevice, m.stream));
@@ -518,14 +473,7 @@ GpuArDraftResult ArDrafterModel::results() const {
 }
 
 double ArDrafterModel::run_timed_us() {
-  Impl& m = *impl_;
-  SPARKSIM_CUDA(cudaEventRecord(m.start, m.stream));
-  run();
-  SPARKSIM_CUDA(cudaEventRecord(m.stop, m.stream));
-  SPARKSIM_CUDA(cudaEventSynchronize(m.stop));
-  float ms = 0.0f;
-  SPARKSIM_CUDA(cudaEventElapsedTime(&ms, m.start, m.stop));
-  return 1000.0 * ms;
+  return impl_->timer.time_us(impl_->stream, [this] { run(); });
 }
 
 }  // namespace sparksim::kernels::gpu

@@ -53,18 +53,14 @@ struct ArStepRunner::Impl {
   int gamma;
   int width;
   detail::EventTimer timer;
-  cudaEvent_t drafted = nullptr;
-  DeviceBuffer<int> cu, argmax, accepted, committed;
+  detail::OrderingEvent drafted;
+  detail::StepOutcomeBuffers out;
   DeviceBuffer<bf16> last, update_rows;
   int requests = 0;  // rows of `last`
   double last_us = 0.0;
 
   Impl(VerifyModel& t, ArDrafterModel& d, int g) : target(t), drafter(d), gamma(g) {
     width = d.state_width();
-    SPARKSIM_CUDA(cudaEventCreateWithFlags(&drafted, cudaEventDisableTiming));
-  }
-  ~Impl() {
-    if (drafted != nullptr) cudaEventDestroy(drafted);
   }
   std::vector<StepOutcome> step(std::vector<SpecRequest>& requests,
                                 const std::vector<int>& verify_lengths);
@@ -147,55 +143,34 @@ std::vector<StepOutcome> ArStepRunner::Impl::step(std::vector<SpecRequest>& requ
   const auto ts = static_cast<cudaStream_t>(tv.stream);
   const auto ds = static_cast<cudaStream_t>(dv.stream);
   const int t_count = batch.total_tokens();
-  m.cu.reserve(batch.cu_seqlens.size());
-  m.argmax.reserve(static_cast<std::size_t>(t_count));
-  m.accepted.reserve(static_cast<std::size_t>(r_count));
-  m.committed.reserve(static_cast<std::size_t>(r_count));
   m.update_rows.reserve(static_cast<std::size_t>(t_count) * m.width);
-  SPARKSIM_CUDA(cudaMemcpyAsync(m.cu.get(), batch.cu_seqlens.data(),
-                                batch.cu_seqlens.size() * sizeof(int), cudaMemcpyHostToDevice, ts));
+  m.out.prepare(batch, r_count, ts);
   const int vocab = m.target.shape().vocab;
 
   // Draft.
   m.timer.start(ds);
   m.drafter.run();
-  SPARKSIM_CUDA(cudaEventRecord(m.drafted, ds));
   // Verify the drafts, accept, commit.
-  SPARKSIM_CUDA(cudaStreamWaitEvent(ts, m.drafted, 0));
-  detail::launch_place_drafts(dv.tokens, m.gamma, m.cu.get(), r_count, tv.tokens, ts);
+  m.drafted.order(ds, ts);
+  detail::launch_place_drafts(dv.tokens, m.gamma, m.out.cu.get(), r_count, tv.tokens, ts);
   m.target.run();
-  detail::launch_row_argmax(tv.logits, t_count, vocab, m.argmax.get(), ts);
-  detail::launch_greedy_accept(m.cu.get(), tv.tokens, m.argmax.get(), r_count, m.accepted.get(),
-                               m.committed.get(), ts);
+  detail::launch_row_argmax(tv.logits, t_count, vocab, m.out.argmax.get(), ts);
+  detail::launch_greedy_accept(m.out.cu.get(), tv.tokens, m.out.argmax.get(), r_count,
+                               m.out.accepted.get(), m.out.committed.get(), ts);
   // The update's rows from the old pass-0 states, then the new pass-0 states.
   const auto* states = static_cast<const bf16*>(tv.states);
-  update_rows_kernel<<<r_count, kThreads, 0, ts>>>(m.last.get(), states, m.cu.get(), m.width,
+  update_rows_kernel<<<r_count, kThreads, 0, ts>>>(m.last.get(), states, m.out.cu.get(), m.width,
                                                    m.update_rows.get());
   SPARKSIM_LAUNCHED();
-  next_last_kernel<<<r_count, kThreads, 0, ts>>>(states, m.cu.get(), m.accepted.get(), m.width,
-                                                 m.last.get());
+  next_last_kernel<<<r_count, kThreads, 0, ts>>>(states, m.out.cu.get(), m.out.accepted.get(),
+                                                 m.width, m.last.get());
   SPARKSIM_LAUNCHED();
   // The drafter's context, after the verify stream: next token of row t is verify token t.
   m.drafter.context_update_device(m.update_rows.get(), tv.tokens, update, tv.stream);
   m.timer.stop(ds);
   m.last_us = m.timer.elapsed_us();
 
-  const std::vector<int> accepted = m.accepted.download(static_cast<std::size_t>(r_count));
-  const std::vector<int> committed = m.committed.download(static_cast<std::size_t>(r_count));
-  std::vector<int> drafts(static_cast<std::size_t>(r_count) * m.gamma);
-  SPARKSIM_CUDA(
-      cudaMemcpy(drafts.data(), dv.tokens, drafts.size() * sizeof(int), cudaMemcpyDeviceToHost));
-  std::vector<StepOutcome> out(static_cast<std::size_t>(r_count));
-  for (int r = 0; r < r_count; ++r) {
-    StepOutcome& o = out[r];
-    o.accepted = accepted[r];
-    const auto first = drafts.begin() + static_cast<std::ptrdiff_t>(r) * m.gamma;
-    o.committed.assign(first, first + o.accepted);
-    o.committed.push_back(committed[r]);
-    requests[r].context_len += 1 + o.accepted;
-    requests[r].anchor = committed[r];
-  }
-  return out;
+  return m.out.outcomes(dv.tokens, m.gamma, requests);
 }
 
 }  // namespace sparksim::kernels::gpu

@@ -33,23 +33,7 @@ __global__ void __launch_bounds__(tile::kThreads)
   auto& sm = *reinterpret_cast<tile::Shared<D>*>(shared_bytes);
   // Tile row r: request row row_begin + r = token (row_begin + r) / group, head g * group + the
   // remainder.
-  constexpr int kVecs = D / 8;
-  for (int i = threadIdx.x; i < tile::kRows * kVecs; i += tile::kThreads) {
-    const int r = i / kVecs;
-    const int c = i % kVecs;
-    uint4 value = make_uint4(0, 0, 0, 0);
-    if (r < rows) {
-      const long long token = first + (row_begin + r) / group;
-      const int head = g * group + (row_begin + r) % group;
-      value = *reinterpret_cast<const uint4*>(q + token * q_stride + head * D + c * 8);
-    }
-    *reinterpret_cast<uint4*>(sm.q + r * tile::Shared<D>::kLdh + c * 8) = value;
-  }
-  for (int r = threadIdx.x; r < tile::kRows; r += tile::kThreads) {
-    sm.limit[r] = r < rows ? context + (row_begin + r) / group + 1 : 0;
-  }
-  tile::reset_state<D>(sm);
-  __syncthreads();
+  tile::load_query_rows<D>(sm, q, q_stride, first, row_begin, rows, group, g, context);
   const long long head_base =
       kv.layer_offset + slot * kv.slot_stride + static_cast<long long>(g) * D;
   const int key_end = context + (row_begin + rows - 1) / group + 1;

@@ -37,23 +37,7 @@ __global__ void __launch_bounds__(tile::kThreads)
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   auto& sm = *reinterpret_cast<tile::Shared<D>*>(shared_bytes);
   // Row r: token r / group of the request, q head g * group + r % group.
-  constexpr int kVecs = D / 8;
-  for (int i = threadIdx.x; i < tile::kRows * kVecs; i += tile::kThreads) {
-    const int r = i / kVecs;
-    const int c = i % kVecs;
-    uint4 value = make_uint4(0, 0, 0, 0);
-    if (r < rows) {
-      const long long token = first + r / group;
-      const int head = g * group + r % group;
-      value = *reinterpret_cast<const uint4*>(q + token * q_stride + head * D + c * 8);
-    }
-    *reinterpret_cast<uint4*>(sm.q + r * tile::Shared<D>::kLdh + c * 8) = value;
-  }
-  for (int r = threadIdx.x; r < tile::kRows; r += tile::kThreads) {
-    sm.limit[r] = r < rows ? context + r / group + 1 : 0;
-  }
-  tile::reset_state<D>(sm);
-  __syncthreads();
+  tile::load_query_rows<D>(sm, q, q_stride, first, 0, rows, group, g, context);
   const long long head_base =
       kv.layer_offset + slot * kv.slot_stride + static_cast<long long>(g) * D;
   tile::attend<D>(sm, kv.k_cache + head_base, kv.v_cache + head_base, kv.kv_width, key_begin,

@@ -66,6 +66,32 @@ __device__ void reset_state(Shared<D>& sm) {
   }
 }
 
+// Loads the block's query rows and their key limits, resets the running state and synchronises;
+// every thread must call it. Tile row r < rows is the request's row row_begin + r: token first +
+// (row_begin + r) / group, q head g * group + (row_begin + r) % group, seeing keys [0, context +
+// (row_begin + r) / group + 1). Rows from `rows` on are zero padding that see no key.
+template <int D>
+__device__ void load_query_rows(Shared<D>& sm, const bf16* q, long long q_stride, int first,
+                                int row_begin, int rows, int group, int g, int context) {
+  constexpr int kVecs = D / 8;  // 16-byte vectors per row
+  for (int i = threadIdx.x; i < kRows * kVecs; i += kThreads) {
+    const int r = i / kVecs;
+    const int c = i % kVecs;
+    uint4 value = make_uint4(0, 0, 0, 0);
+    if (r < rows) {
+      const long long token = first + (row_begin + r) / group;
+      const int head = g * group + (row_begin + r) % group;
+      value = *reinterpret_cast<const uint4*>(q + token * q_stride + head * D + c * 8);
+    }
+    *reinterpret_cast<uint4*>(sm.q + r * Shared<D>::kLdh + c * 8) = value;
+  }
+  for (int r = threadIdx.x; r < kRows; r += kThreads) {
+    sm.limit[r] = r < rows ? context + (row_begin + r) / group + 1 : 0;
+  }
+  reset_state<D>(sm);
+  __syncthreads();
+}
+
 // Streams keys [key_begin, key_end) of one KV head (key j's K at k_head + j * kv_width, V
 // likewise) through the block's rows: after it, row r holds m, l and the unnormalised o over
 // the keys below its limit. Every thread of the block must call it (it synchronises).

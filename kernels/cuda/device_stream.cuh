@@ -1,12 +1,18 @@
 // The stream, cuBLAS handle and event timing every device model (VerifyModel, DsparkModel,
-// GreedyStepRunner) and the copy-bandwidth probe share: owned once here, so each model holds a
-// DeviceStream and an EventTimer instead of creating and destroying the raw handles itself.
+// ArDrafterModel, the step runners) and the copy-bandwidth probe share: owned once here, so each
+// model holds a DeviceStream and an EventTimer instead of creating and destroying the raw handles
+// itself; with them the pieces the models and runners would otherwise each repeat (a layer's
+// device weights, stream-ordered uploads, cross-stream ordering, a step's accept outcomes).
 #pragma once
 
 #include <stdexcept>
+#include <vector>
 
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/model_shape.hpp"
+#include "kernels/ragged_batch.hpp"
+#include "kernels/random_weights.hpp"
+#include "kernels/reference/step_ref.hpp"
 
 namespace sparksim::kernels::gpu::detail {
 
@@ -101,6 +107,100 @@ struct LayerWorkspace {
     attn.reserve(t * s.q_width());
     gate_up.reserve(t * 2 * s.ffn);
     act.reserve(t * s.ffn);
+  }
+};
+
+// One decoder layer's weights on the device (bf16), as LayerWeights holds them on the host.
+struct DeviceLayer {
+  DeviceBuffer<bf16> attn_norm, wqkv, q_norm, k_norm, wo, ffn_norm, w_gate_up, w_down;
+  DeviceLayer() = default;
+  explicit DeviceLayer(const LayerWeights& w) { upload(w); }
+  void upload(const LayerWeights& w) {
+    upload_bf16(attn_norm, w.attn_norm);
+    upload_bf16(wqkv, w.wqkv);
+    upload_bf16(q_norm, w.q_norm);
+    upload_bf16(k_norm, w.k_norm);
+    upload_bf16(wo, w.wo);
+    upload_bf16(ffn_norm, w.ffn_norm);
+    upload_bf16(w_gate_up, w.w_gate_up);
+    upload_bf16(w_down, w.w_down);
+  }
+};
+
+// Host-to-device copy on `stream` (pageable source: it is staged before the call returns).
+template <class T>
+void upload_async(DeviceBuffer<T>& dst, const std::vector<T>& src, cudaStream_t stream) {
+  dst.reserve(src.size());
+  if (!src.empty()) {
+    SPARKSIM_CUDA(cudaMemcpyAsync(dst.get(), src.data(), src.size() * sizeof(T),
+                                  cudaMemcpyHostToDevice, stream));
+  }
+}
+
+// A non-timing event that orders one stream's later work after another's work so far.
+class OrderingEvent {
+ public:
+  OrderingEvent() { SPARKSIM_CUDA(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
+  ~OrderingEvent() {
+    if (event_ != nullptr) cudaEventDestroy(event_);  // released once the wait is satisfied
+  }
+  OrderingEvent(const OrderingEvent&) = delete;
+  OrderingEvent& operator=(const OrderingEvent&) = delete;
+  // `waiter`'s work enqueued from now on starts after `signaller`'s work enqueued so far.
+  void order(cudaStream_t signaller, cudaStream_t waiter) {
+    SPARKSIM_CUDA(cudaEventRecord(event_, signaller));
+    SPARKSIM_CUDA(cudaStreamWaitEvent(waiter, event_, 0));
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Orders `stream` after the work enqueued so far on `after` (a cudaStream_t, or nullptr: none).
+inline void wait_for_stream(cudaStream_t stream, void* after) {
+  if (after == nullptr) return;
+  OrderingEvent ready;
+  ready.order(static_cast<cudaStream_t>(after), stream);
+}
+
+// A step runner's verify-side index and outcome buffers: the batch's cu_seqlens, the target's
+// argmax per row, and the accepted count and committed token per request.
+struct StepOutcomeBuffers {
+  DeviceBuffer<int> cu, argmax, accepted, committed;
+
+  // Grows the buffers for `batch` (r_count requests) and uploads its cu_seqlens on `stream`.
+  void prepare(const RaggedBatch& batch, int r_count, cudaStream_t stream) {
+    const int t_count = batch.total_tokens();
+    cu.reserve(batch.cu_seqlens.size());
+    argmax.reserve(static_cast<std::size_t>(t_count));
+    accepted.reserve(static_cast<std::size_t>(r_count));
+    committed.reserve(static_cast<std::size_t>(r_count));
+    SPARKSIM_CUDA(cudaMemcpyAsync(cu.get(), batch.cu_seqlens.data(),
+                                  batch.cu_seqlens.size() * sizeof(int), cudaMemcpyHostToDevice,
+                                  stream));
+  }
+
+  // Downloads the step's results (the drafts are the drafter's [R x gamma] tokens) and advances
+  // each request past its accepted drafts and committed token.
+  std::vector<StepOutcome> outcomes(const int* draft_tokens, int gamma,
+                                    std::vector<SpecRequest>& requests) const {
+    const int r_count = static_cast<int>(requests.size());
+    const std::vector<int> acc = accepted.download(static_cast<std::size_t>(r_count));
+    const std::vector<int> com = committed.download(static_cast<std::size_t>(r_count));
+    std::vector<int> drafts(static_cast<std::size_t>(r_count) * gamma);
+    SPARKSIM_CUDA(cudaMemcpy(drafts.data(), draft_tokens, drafts.size() * sizeof(int),
+                             cudaMemcpyDeviceToHost));
+    std::vector<StepOutcome> out(static_cast<std::size_t>(r_count));
+    for (int r = 0; r < r_count; ++r) {
+      StepOutcome& o = out[r];
+      o.accepted = acc[r];
+      const auto first = drafts.begin() + static_cast<std::ptrdiff_t>(r) * gamma;
+      o.committed.assign(first, first + o.accepted);
+      o.committed.push_back(com[r]);
+      requests[r].context_len += 1 + o.accepted;
+      requests[r].anchor = com[r];
+    }
+    return out;
   }
 };
 

@@ -15,38 +15,11 @@ namespace sparksim::kernels::gpu {
 
 using detail::bf16;
 using detail::DeviceBuffer;
+using detail::DeviceLayer;
 using detail::require;
 using detail::RowLayout;
+using detail::upload_async;
 using detail::upload_bf16;
-
-namespace {
-
-struct DeviceLayer {
-  DeviceBuffer<bf16> attn_norm, wqkv, q_norm, k_norm, wo, ffn_norm, w_gate_up, w_down;
-  DeviceLayer() = default;
-  explicit DeviceLayer(const LayerWeights& w) {
-    upload_bf16(attn_norm, w.attn_norm);
-    upload_bf16(wqkv, w.wqkv);
-    upload_bf16(q_norm, w.q_norm);
-    upload_bf16(k_norm, w.k_norm);
-    upload_bf16(wo, w.wo);
-    upload_bf16(ffn_norm, w.ffn_norm);
-    upload_bf16(w_gate_up, w.w_gate_up);
-    upload_bf16(w_down, w.w_down);
-  }
-};
-
-// Host-to-device copy on `stream` (pageable source: it is staged before the call returns).
-template <class T>
-void upload_async(DeviceBuffer<T>& dst, const std::vector<T>& src, cudaStream_t stream) {
-  dst.reserve(src.size());
-  if (!src.empty()) {
-    SPARKSIM_CUDA(cudaMemcpyAsync(dst.get(), src.data(), src.size() * sizeof(T),
-                                  cudaMemcpyHostToDevice, stream));
-  }
-}
-
-}  // namespace
 
 struct DsparkModel::Impl : detail::LayerWorkspace {
   TransformerShape s;
@@ -229,9 +202,7 @@ void DsparkModel::context_update(const std::vector<float>& states, const RaggedB
   require(states.size() == static_cast<std::size_t>(n) * ids * m.s.hidden,
           "context_update: states must be rows x ids * hidden");
   const std::vector<int> pos = rows.positions();
-  const std::vector<int> req = rows.request_of_token();
-  std::vector<int> slot(req.size());
-  for (std::size_t t = 0; t < req.size(); ++t) slot[t] = rows.slots[req[t]];
+  const std::vector<int> slot = rows.slot_of_token();
   m.token_slot.upload(slot);
   m.token_pos.upload(pos);
   upload_bf16(m.states, states);
@@ -360,19 +331,11 @@ void DsparkModel::context_update_device(const void* states, const RaggedBatch& r
   const int n = rows.total_tokens();
   const int ids = static_cast<int>(m.d.target_layer_ids.size());
   const std::vector<int> pos = rows.positions();
-  const std::vector<int> req = rows.request_of_token();
-  std::vector<int> slot(req.size());
-  for (std::size_t t = 0; t < req.size(); ++t) slot[t] = rows.slots[req[t]];
+  const std::vector<int> slot = rows.slot_of_token();
   upload_async(m.token_slot, slot, m.stream);
   upload_async(m.token_pos, pos, m.stream);
   m.reserve(static_cast<std::size_t>(n));
-  if (after != nullptr) {
-    cudaEvent_t ready = nullptr;
-    SPARKSIM_CUDA(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-    SPARKSIM_CUDA(cudaEventRecord(ready, static_cast<cudaStream_t>(after)));
-    SPARKSIM_CUDA(cudaStreamWaitEvent(m.stream, ready, 0));
-    SPARKSIM_CUDA(cudaEventDestroy(ready));  // released once the wait has been satisfied
-  }
+  detail::wait_for_stream(m.stream, after);
   detail::gemm_bf16(m.cublas, static_cast<const bf16*>(states), m.fc.get(), m.normed.get(), false,
                     n, m.s.hidden, ids * m.s.hidden, 0.0f);
   const RowLayout plain{1, m.s.hidden, 0};

@@ -21,8 +21,8 @@ struct GreedyStepRunner::Impl {
   DsparkModel& drafter;
   DraftShape shape;
   detail::EventTimer timer;
-  cudaEvent_t drafted = nullptr;
-  DeviceBuffer<int> cu, argmax, accepted, committed;
+  detail::OrderingEvent drafted;
+  detail::StepOutcomeBuffers out;
   // Sampled steps: the target's distributions of the verify rows and the uniforms.
   DeviceBuffer<float> p_target;
   DeviceBuffer<double> accept_u, sample_u;
@@ -30,12 +30,7 @@ struct GreedyStepRunner::Impl {
   int last_requests = 0;
   double last_us = 0.0;
 
-  Impl(VerifyModel& t, DsparkModel& d, const DraftShape& s) : target(t), drafter(d), shape(s) {
-    SPARKSIM_CUDA(cudaEventCreateWithFlags(&drafted, cudaEventDisableTiming));
-  }
-  ~Impl() {
-    if (drafted != nullptr) cudaEventDestroy(drafted);
-  }
+  Impl(VerifyModel& t, DsparkModel& d, const DraftShape& s) : target(t), drafter(d), shape(s) {}
 
   std::vector<StepOutcome> step(std::vector<SpecRequest>& requests,
                                 const std::vector<int>& verify_lengths,
@@ -124,12 +119,7 @@ std::vector<StepOutcome> GreedyStepRunner::Impl::step(std::vector<SpecRequest>& 
   const auto ts = static_cast<cudaStream_t>(tv.stream);
   const auto ds = static_cast<cudaStream_t>(dv.stream);
   const int t_count = batch.total_tokens();
-  m.cu.reserve(batch.cu_seqlens.size());
-  m.argmax.reserve(static_cast<std::size_t>(t_count));
-  m.accepted.reserve(static_cast<std::size_t>(r_count));
-  m.committed.reserve(static_cast<std::size_t>(r_count));
-  SPARKSIM_CUDA(cudaMemcpyAsync(m.cu.get(), batch.cu_seqlens.data(),
-                                batch.cu_seqlens.size() * sizeof(int), cudaMemcpyHostToDevice, ts));
+  m.out.prepare(batch, r_count, ts);
   const int vocab = m.target.shape().vocab;
   if (sampling != nullptr) {
     m.p_target.reserve(static_cast<std::size_t>(t_count) * vocab);
@@ -147,22 +137,21 @@ std::vector<StepOutcome> GreedyStepRunner::Impl::step(std::vector<SpecRequest>& 
   // Draft.
   m.timer.start(ds);
   m.drafter.run();
-  SPARKSIM_CUDA(cudaEventRecord(m.drafted, ds));
   // Verify the drafts, accept, commit.
-  SPARKSIM_CUDA(cudaStreamWaitEvent(ts, m.drafted, 0));
-  detail::launch_place_drafts(dv.tokens, gamma, m.cu.get(), r_count, tv.tokens, ts);
+  m.drafted.order(ds, ts);
+  detail::launch_place_drafts(dv.tokens, gamma, m.out.cu.get(), r_count, tv.tokens, ts);
   m.target.run();
   if (sampling == nullptr) {
-    detail::launch_row_argmax(tv.logits, t_count, vocab, m.argmax.get(), ts);
-    detail::launch_greedy_accept(m.cu.get(), tv.tokens, m.argmax.get(), r_count, m.accepted.get(),
-                                 m.committed.get(), ts);
+    detail::launch_row_argmax(tv.logits, t_count, vocab, m.out.argmax.get(), ts);
+    detail::launch_greedy_accept(m.out.cu.get(), tv.tokens, m.out.argmax.get(), r_count,
+                                 m.out.accepted.get(), m.out.committed.get(), ts);
   } else {
     detail::launch_softmax(tv.logits, t_count, vocab,
                            static_cast<float>(1.0 / sampling->temperature), m.p_target.get(), ts);
     // The drafts and their distributions stay in the drafter's [R x gamma] rows.
-    detail::launch_rejection(m.cu.get(), r_count, vocab, m.p_target.get(), dv.p_draft, dv.tokens,
-                             m.accept_u.get(), m.sample_u.get(), gamma, m.accepted.get(),
-                             m.committed.get(), ts);
+    detail::launch_rejection(m.out.cu.get(), r_count, vocab, m.p_target.get(), dv.p_draft,
+                             dv.tokens, m.accept_u.get(), m.sample_u.get(), gamma,
+                             m.out.accepted.get(), m.out.committed.get(), ts);
   }
   // The drafter's context: every verified row's captured states, after the verify stream.
   m.drafter.context_update_device(tv.states, batch, tv.stream);
@@ -171,22 +160,7 @@ std::vector<StepOutcome> GreedyStepRunner::Impl::step(std::vector<SpecRequest>& 
   m.last_rows = sampling != nullptr ? t_count : 0;
   m.last_requests = r_count;
 
-  const std::vector<int> accepted = m.accepted.download(static_cast<std::size_t>(r_count));
-  const std::vector<int> committed = m.committed.download(static_cast<std::size_t>(r_count));
-  std::vector<int> drafts(static_cast<std::size_t>(r_count) * gamma);
-  SPARKSIM_CUDA(
-      cudaMemcpy(drafts.data(), dv.tokens, drafts.size() * sizeof(int), cudaMemcpyDeviceToHost));
-  std::vector<StepOutcome> out(static_cast<std::size_t>(r_count));
-  for (int r = 0; r < r_count; ++r) {
-    StepOutcome& o = out[r];
-    o.accepted = accepted[r];
-    const auto first = drafts.begin() + static_cast<std::ptrdiff_t>(r) * gamma;
-    o.committed.assign(first, first + o.accepted);
-    o.committed.push_back(committed[r]);
-    requests[r].context_len += 1 + o.accepted;
-    requests[r].anchor = committed[r];
-  }
-  return out;
+  return m.out.outcomes(dv.tokens, gamma, requests);
 }
 
 }  // namespace sparksim::kernels::gpu

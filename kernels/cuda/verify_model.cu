@@ -96,9 +96,7 @@ struct VerifyModel::Impl : detail::LayerWorkspace {
   const cublasHandle_t cublas = queue.cublas();
   detail::EventTimer timer;
 
-  struct Layer {
-    DeviceBuffer<bf16> attn_norm, wqkv, q_norm, k_norm, wo, ffn_norm, w_gate_up, w_down;
-  };
+  using Layer = detail::DeviceLayer;
   DeviceBuffer<bf16> embed, final_norm, lm_head;
   std::vector<Layer> layers;
   DeviceBuffer<bf16> k_cache, v_cache;
@@ -314,18 +312,7 @@ VerifyModel::VerifyModel(const TargetWeights& w, const KvCacheShape& cache) {
   detail::upload_bf16(m.embed, w.embed);
   detail::upload_bf16(m.final_norm, w.final_norm);
   if (!w.shape.tied_embeddings) detail::upload_bf16(m.lm_head, w.lm_head);
-  for (std::size_t l = 0; l < w.layers.size(); ++l) {
-    const LayerWeights& src = w.layers[l];
-    Impl::Layer& dst = m.layers[l];
-    detail::upload_bf16(dst.attn_norm, src.attn_norm);
-    detail::upload_bf16(dst.wqkv, src.wqkv);
-    detail::upload_bf16(dst.q_norm, src.q_norm);
-    detail::upload_bf16(dst.k_norm, src.k_norm);
-    detail::upload_bf16(dst.wo, src.wo);
-    detail::upload_bf16(dst.ffn_norm, src.ffn_norm);
-    detail::upload_bf16(dst.w_gate_up, src.w_gate_up);
-    detail::upload_bf16(dst.w_down, src.w_down);
-  }
+  for (std::size_t l = 0; l < w.layers.size(); ++l) m.layers[l].upload(w.layers[l]);
   m.for_each_tensor(
       [&](DeviceBuffer<bf16>& b, std::size_t, bool) { m.weight_bytes += b.size() * sizeof(bf16); });
 }

@@ -26,6 +26,42 @@ void check_round(const TransformerShape& s, const ArDraftOptions& o, int gamma, 
   }
 }
 
+void check_update(const TransformerShape& s, const KvCacheShape& cache, int slot, int start, int n,
+                  const int* next_tokens, const std::string& who) {
+  check_cache(s, cache, slot, start + n);
+  if (start < 0 || n < 0) throw std::invalid_argument(who + ": negative start or count");
+  for (int i = 0; i < n; ++i) {
+    if (next_tokens[i] < 0 || next_tokens[i] >= s.vocab) {
+      throw std::invalid_argument(who + ": next token out of range");
+    }
+  }
+}
+
+ArDraftResult start_round(const TransformerShape& s, const KvCacheShape& cache, int slot,
+                          int context_len, const ArDraftOptions& o, int gamma, int anchor,
+                          int head_vocab) {
+  check_cache(s, cache, slot, context_len);
+  check_round(s, o, gamma, anchor);
+  const auto g = static_cast<std::size_t>(gamma);
+  ArDraftResult out;
+  out.hidden.resize(g * s.hidden);
+  out.logits.resize(g * head_vocab);
+  out.p_draft.assign(g * s.vocab, 0.0);
+  return out;
+}
+
+void finish_pass(const LayerWeights& layer, const TransformerShape& s, const LayerQkv& qkv,
+                 RoundKv& kv, double* x, const float* out_norm, const float* head, int head_rows,
+                 double* logits) {
+  std::vector<double> attn(static_cast<std::size_t>(s.q_width()));
+  std::vector<double> normed(static_cast<std::size_t>(s.hidden));
+  kv.append(qkv.k.data(), qkv.v.data());
+  kv.attend(qkv.q.data(), attn.data());
+  layer_output_ref(layer, s, attn.data(), 1, x);
+  rms_norm_ref(x, out_norm, s.hidden, s.rms_eps, normed.data());
+  matvec_ref(head, normed.data(), head_rows, s.hidden, logits);
+}
+
 RoundKv::RoundKv(const TransformerShape& s, const HostKvCache& cache, int slot, int context_len,
                  int gamma)
     : s_(s), count_(context_len) {

@@ -4,10 +4,12 @@
 // cached positions | the round's earlier passes | itself] and the choice of a token from logits.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "kernels/ragged_batch.hpp"
 #include "kernels/random_weights.hpp"
+#include "kernels/reference/decoder_layer_ref.hpp"
 
 namespace sparksim::kernels {
 
@@ -34,6 +36,11 @@ namespace ar_detail {
 // positions [0, end) of `slot` fit.
 void check_cache(const TransformerShape& s, const KvCacheShape& cache, int slot, int end);
 void check_round(const TransformerShape& s, const ArDraftOptions& o, int gamma, int anchor);
+// A context update's checks, before any write: the cache (positions [0, start + n) of `slot`), a
+// non-negative start and count, every next token in the target's vocabulary. `who` prefixes the
+// message.
+void check_update(const TransformerShape& s, const KvCacheShape& cache, int slot, int start, int n,
+                  const int* next_tokens, const std::string& who);
 
 // The K/V of a round: [cached positions 0..context_len-1 of slot | the passes so far], one layer.
 class RoundKv {
@@ -49,6 +56,19 @@ class RoundKv {
   int count_;
   std::vector<float> keys_, values_;
 };
+
+// A draft round checked (check_cache, check_round) and its result sized: gamma passes of hidden
+// states, of logits over head_vocab, and of target-vocabulary distributions (zero).
+ArDraftResult start_round(const TransformerShape& s, const KvCacheShape& cache, int slot,
+                          int context_len, const ArDraftOptions& o, int gamma, int anchor,
+                          int head_vocab);
+
+// The rest of a pass once its q, k, v are known: K/V appended to the round and attended, the
+// layer's output added to x [hidden] (the residual stream), then logits [head_rows] = head ·
+// RMSNorm(x; out_norm).
+void finish_pass(const LayerWeights& layer, const TransformerShape& s, const LayerQkv& qkv,
+                 RoundKv& kv, double* x, const float* out_norm, const float* head, int head_rows,
+                 double* logits);
 
 // Writes one position's K/V [kv_width] into layer 0 of the cache (float storage).
 void store_kv(HostKvCache& cache, int slot, int position, const double* k, const double* v);

@@ -107,13 +107,9 @@ void eagle3_context_update_ref(const Eagle3Weights& w, const TargetWeights& targ
                                const double* target_states, const int* next_tokens, int n,
                                int start, int slot, HostKvCache& cache) {
   const TransformerShape& s = target.shape;
-  ar_detail::check_cache(s, cache.shape, slot, start + n);
-  if (start < 0 || n < 0) throw std::invalid_argument("eagle3: negative start or count");
+  ar_detail::check_update(s, cache.shape, slot, start, n, next_tokens, "eagle3");
   std::vector<double> g(static_cast<std::size_t>(s.hidden));
   for (int i = 0; i < n; ++i) {
-    if (next_tokens[i] < 0 || next_tokens[i] >= s.vocab) {
-      throw std::invalid_argument("eagle3: next token out of range");
-    }
     fuse(w, s, target_states + static_cast<long long>(i) * 3 * s.hidden, g.data());
     const LayerQkv qkv = pass_qkv(w, target, g.data(), next_tokens[i], start + i);
     ar_detail::store_kv(cache, slot, start + i, qkv.k.data(), qkv.v.data());
@@ -125,18 +121,12 @@ ArDraftResult eagle3_draft_ref(const Eagle3Weights& w, const TargetWeights& targ
                                const double* last_states, int anchor, int gamma,
                                const ArDraftOptions& o) {
   const TransformerShape& s = target.shape;
-  ar_detail::check_cache(s, cache.shape, slot, context_len);
-  ar_detail::check_round(s, o, gamma, anchor);
+  ArDraftResult out = ar_detail::start_round(s, cache.shape, slot, context_len, o, gamma, anchor,
+                                             w.shape.draft_vocab);
   const int h = s.hidden;
   const auto v = static_cast<std::size_t>(s.vocab);
   const auto dv = static_cast<std::size_t>(w.shape.draft_vocab);
-  ArDraftResult out;
-  out.hidden.resize(static_cast<std::size_t>(gamma) * h);
-  out.logits.resize(gamma * dv);
-  out.p_draft.assign(gamma * v, 0.0);
   ar_detail::RoundKv kv(s, cache, slot, context_len, gamma);
-  std::vector<double> attn(static_cast<std::size_t>(s.q_width()));
-  std::vector<double> normed(static_cast<std::size_t>(h));
   std::vector<double> p(dv);
   std::vector<double> fused(static_cast<std::size_t>(h));
   fuse(w, s, last_states, fused.data());
@@ -144,14 +134,11 @@ ArDraftResult eagle3_draft_ref(const Eagle3Weights& w, const TargetWeights& targ
   for (int k = 0; k < gamma; ++k) {
     const double* g = k == 0 ? fused.data() : out.hidden.data() + static_cast<long long>(k - 1) * h;
     const LayerQkv qkv = pass_qkv(w, target, g, token, context_len + k);
-    kv.append(qkv.k.data(), qkv.v.data());
-    kv.attend(qkv.q.data(), attn.data());
     double* x = out.hidden.data() + static_cast<long long>(k) * h;
     std::copy_n(g, h, x);  // the residual stream starts at g
-    layer_output_ref(w.layer, s, attn.data(), 1, x);
-    rms_norm_ref(x, w.final_norm.data(), h, s.rms_eps, normed.data());
     double* logits = out.logits.data() + k * dv;
-    matvec_ref(w.lm_head.data(), normed.data(), w.shape.draft_vocab, h, logits);
+    ar_detail::finish_pass(w.layer, s, qkv, kv, x, w.final_norm.data(), w.lm_head.data(),
+                           w.shape.draft_vocab, logits);
     const int draft_id = ar_detail::choose_token(logits, w.shape.draft_vocab, o, k, p.data());
     for (std::size_t j = 0; j < dv; ++j) out.p_draft[k * v + w.d2t[j]] = p[j];
     token = w.d2t[draft_id];

@@ -68,13 +68,9 @@ void mtp1_context_update_ref(const Mtp1Weights& w, const TargetWeights& target,
                              const double* target_states, const int* next_tokens, int n, int start,
                              int slot, HostKvCache& cache) {
   const TransformerShape& s = target.shape;
-  ar_detail::check_cache(s, cache.shape, slot, start + n);
-  if (start < 0 || n < 0) throw std::invalid_argument("mtp1: negative start or count");
+  ar_detail::check_update(s, cache.shape, slot, start, n, next_tokens, "mtp1");
   std::vector<double> x(static_cast<std::size_t>(s.hidden));
   for (int i = 0; i < n; ++i) {
-    if (next_tokens[i] < 0 || next_tokens[i] >= s.vocab) {
-      throw std::invalid_argument("mtp1: next token out of range");
-    }
     pass_input(w, target, target_states + static_cast<long long>(i) * s.hidden, next_tokens[i],
                x.data());
     const int position = start + i;
@@ -88,17 +84,11 @@ ArDraftResult mtp1_draft_ref(const Mtp1Weights& w, const TargetWeights& target,
                              const double* last_state, int anchor, int gamma,
                              const ArDraftOptions& o) {
   const TransformerShape& s = target.shape;
-  ar_detail::check_cache(s, cache.shape, slot, context_len);
-  ar_detail::check_round(s, o, gamma, anchor);
+  ArDraftResult out =
+      ar_detail::start_round(s, cache.shape, slot, context_len, o, gamma, anchor, s.vocab);
   const int h = s.hidden;
   const auto v = static_cast<std::size_t>(s.vocab);
-  ArDraftResult out;
-  out.hidden.resize(static_cast<std::size_t>(gamma) * h);
-  out.logits.resize(gamma * v);
-  out.p_draft.resize(gamma * v);
   ar_detail::RoundKv kv(s, cache, slot, context_len, gamma);
-  std::vector<double> attn(static_cast<std::size_t>(s.q_width()));
-  std::vector<double> normed(static_cast<std::size_t>(h));
   int token = anchor;
   for (int k = 0; k < gamma; ++k) {
     const double* h_in =
@@ -107,12 +97,9 @@ ArDraftResult mtp1_draft_ref(const Mtp1Weights& w, const TargetWeights& target,
     pass_input(w, target, h_in, token, x);
     const int position = context_len + k;
     const LayerQkv qkv = layer_qkv_ref(w.layer, s, x, 1, &position);
-    kv.append(qkv.k.data(), qkv.v.data());
-    kv.attend(qkv.q.data(), attn.data());
-    layer_output_ref(w.layer, s, attn.data(), 1, x);
-    rms_norm_ref(x, w.head_norm.data(), h, s.rms_eps, normed.data());
     double* logits = out.logits.data() + k * v;
-    matvec_ref(target.lm_head.data(), normed.data(), s.vocab, h, logits);
+    ar_detail::finish_pass(w.layer, s, qkv, kv, x, w.head_norm.data(), target.lm_head.data(),
+                           s.vocab, logits);
     token = ar_detail::choose_token(logits, s.vocab, o, k, out.p_draft.data() + k * v);
     out.tokens.push_back(token);
   }

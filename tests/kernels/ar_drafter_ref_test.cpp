@@ -224,6 +224,16 @@ TEST_CASE("eagle3 rounds are causal and read their cache", "[kernels][eagle3_ref
   CHECK_THROWS_AS(
       eagle3_context_update_ref(w, target(), ctx_states.data(), next.data(), 8, 35, 1, cache),
       std::invalid_argument);
+  // A next token outside the vocabulary stops the update before any position is written.
+  const std::vector<double> other_states = states(8 * 3 * kTarget.hidden, 7);
+  next[5] = kTarget.vocab;
+  const std::vector<float> k_before = cache.k;
+  const std::vector<float> v_before = cache.v;
+  CHECK_THROWS_WITH(
+      eagle3_context_update_ref(w, target(), other_states.data(), next.data(), 8, 0, 1, cache),
+      Catch::Contains("eagle3: next token out of range"));
+  CHECK(cache.k == k_before);
+  CHECK(cache.v == v_before);
 }
 
 }  // namespace

@@ -21,6 +21,13 @@ TEST_CASE("logit_rows: every verified row of a decode request, a chunk's last ro
   CHECK_THROWS_WITH(logit_rows(b, {true}), Catch::Contains("one flag per request"));
 }
 
+TEST_CASE("RaggedBatch: each token's request, position and slot, worked by hand") {
+  const RaggedBatch b = three_requests();
+  CHECK(b.request_of_token() == std::vector<int>{0, 0, 0, 1, 1, 1, 1, 2});
+  CHECK(b.positions() == std::vector<int>{5, 6, 7, 8, 9, 10, 11, 2});
+  CHECK(b.slot_of_token() == std::vector<int>{1, 1, 1, 0, 0, 0, 0, 2});
+}
+
 TEST_CASE("verify_token_index pads to the bucket with rows in the spare slot") {
   const VerifyTokenIndex i = verify_token_index(three_requests(), 10, 3);
   CHECK(i.real_tokens == 8);
