@@ -13,18 +13,8 @@
 
 namespace sparksim::kernels::checks {
 
-// Documented transforms of the engine's bits (common/random_bits.hpp), not Boost.Random: the
-// kernels-only build on a bare GPU machine (scripts/gpu_calibrate.sh's fallback) has no Boost.
-// Normal values by Box-Muller over two 53-bit uniforms (1 - u keeps the logarithm finite).
 std::vector<float> Inputs::normal(std::size_t n, double scale, double center) {
-  std::vector<float> out(n);
-  for (float& v : out) {
-    const double u1 = 1.0 - uniform01_from_bits(rng_());
-    const double u2 = uniform01_from_bits(rng_());
-    const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-    v = round_to_bf16(static_cast<float>(center + scale * z));
-  }
-  return out;
+  return bf16_normal(rng_, n, scale, center);
 }
 
 // Uniform on [lo, hi] by rejection: draws above the largest multiple of the range are redrawn, so
@@ -59,10 +49,18 @@ HostKvCache random_cache(Inputs& in, const KvCacheShape& shape) {
   return cache;
 }
 
-std::vector<float> bf16_normal(std::mt19937_64& rng, std::size_t n, double scale) {
-  std::normal_distribution<double> d(0.0, scale);
+// Documented transforms of the engine's bits (common/random_bits.hpp), not a library
+// distribution: the kernels-only build on a bare GPU machine (scripts/gpu_calibrate.sh's
+// fallback) has no Boost, and std::normal_distribution's output differs between standard
+// libraries. Box-Muller over two 53-bit uniforms (1 - u keeps the logarithm finite).
+std::vector<float> bf16_normal(std::mt19937_64& rng, std::size_t n, double scale, double center) {
   std::vector<float> out(n);
-  for (float& v : out) v = round_to_bf16(static_cast<float>(d(rng)));
+  for (float& v : out) {
+    const double u1 = 1.0 - uniform01_from_bits(rng());
+    const double u2 = uniform01_from_bits(rng());
+    const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    v = round_to_bf16(static_cast<float>(center + scale * z));
+  }
   return out;
 }
 

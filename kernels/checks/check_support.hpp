@@ -42,10 +42,11 @@ std::vector<float> slot_prefix(const HostKvCache& c, int slot, int len);
 // The gap between the two largest values of a row (n >= 2): of logits, or of log-probabilities.
 double top_two_gap(const double* row, int n);
 
-// The autoregressive-drafter checks' draws: n values ~ scale * N(0, 1) from
-// std::normal_distribution over `rng`, rounded to bf16, and a cache of N(0, 1) noise from them
-// (K then V). Kept apart from Inputs so those checks' cases stay as they were drawn.
-std::vector<float> bf16_normal(std::mt19937_64& rng, std::size_t n, double scale);
+// n values ~ center + scale * N(0, 1) drawn from `rng`, rounded to bf16 (the one normal draw of
+// the checks: Inputs::normal and the autoregressive-drafter checks' engine), and a cache of
+// N(0, 1) noise from them (K then V).
+std::vector<float> bf16_normal(std::mt19937_64& rng, std::size_t n, double scale,
+                               double center = 0.0);
 HostKvCache random_cache(std::mt19937_64& rng, const KvCacheShape& shape);
 // Rejection outcomes against the reference's on the same batch: accepted counts exact; a
 // committed token may differ only where u * total lies within kRejectionBoundaryMargin of a CDF
