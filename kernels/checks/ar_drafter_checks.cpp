@@ -55,8 +55,8 @@ CheckResult compare_round(const std::string& name, const Drafter& d, std::uint64
     rows.slots.push_back(kSlots[r]);
     rows.cu_seqlens.push_back(rows.cu_seqlens.back() + kContexts[r]);
   }
-  std::uniform_int_distribution<int> token(0, tw.shape.vocab - 1);
-  for (int t = 0; t < rows.cu_seqlens.back(); ++t) rows.tokens.push_back(token(rng));
+  for (int t = 0; t < rows.cu_seqlens.back(); ++t)
+    rows.tokens.push_back(checks::uniform_int(rng, 0, tw.shape.vocab - 1));
   const std::vector<float> states = bf16_normal(rng, rows.tokens.size() * d.state_width, 2.0);
   const std::vector<double> states_d = widen(states);
   model.context_update(states, rows);
@@ -83,7 +83,8 @@ CheckResult compare_round(const std::string& name, const Drafter& d, std::uint64
   request.gamma = kGamma;
   request.round.context_lens = kContexts;
   request.round.slots = kSlots;
-  for (int r = 0; r < 3; ++r) request.round.anchors.push_back(token(rng));
+  for (int r = 0; r < 3; ++r)
+    request.round.anchors.push_back(checks::uniform_int(rng, 0, tw.shape.vocab - 1));
   request.last_states = bf16_normal(rng, 3 * static_cast<std::size_t>(d.state_width), 2.0);
   const std::vector<double> last_d = widen(request.last_states);
   model.set_draft(request);

@@ -87,7 +87,6 @@ CheckResult check_ar_greedy_step(std::uint64_t seed) {
     const std::vector<int> layers = ref.capture_layers(shape);
     const int width = static_cast<int>(layers.size()) * shape.hidden;
     std::mt19937_64 rng(seed ^ (is_mtp1 ? 0xA5ULL : 0x5AULL));
-    std::uniform_int_distribution<int> token(0, shape.vocab - 1);
     HostKvCache want_target =
         random_cache(rng, {shape.layers, 3, 64, shape.kv_heads, shape.head_dim});
     HostKvCache want_draft = random_cache(rng, {1, 3, 64, shape.kv_heads, shape.head_dim});
@@ -95,7 +94,8 @@ CheckResult check_ar_greedy_step(std::uint64_t seed) {
     std::vector<float> last;
     for (const auto& [slot, context] : {std::pair{2, 5}, std::pair{0, 17}, std::pair{1, 30}}) {
       const std::vector<float> states = bf16_normal(rng, static_cast<std::size_t>(width), 2.0);
-      want_requests.push_back({{slot, context, token(rng)}, widen(states)});
+      want_requests.push_back(
+          {{slot, context, checks::uniform_int(rng, 0, shape.vocab - 1)}, widen(states)});
       last.insert(last.end(), states.begin(), states.end());
     }
     gpu::VerifyModel target(tw, want_target.shape);

@@ -17,14 +17,8 @@ std::vector<float> Inputs::normal(std::size_t n, double scale, double center) {
   return bf16_normal(rng_, n, scale, center);
 }
 
-// Uniform on [lo, hi] by rejection: draws above the largest multiple of the range are redrawn, so
-// every value is equally likely.
 int Inputs::integer(int lo, int hi) {
-  const std::uint64_t range = static_cast<std::uint64_t>(hi - lo) + 1;
-  const std::uint64_t limit = UINT64_MAX - UINT64_MAX % range;
-  std::uint64_t bits = rng_();
-  while (bits >= limit) bits = rng_();
-  return lo + static_cast<int>(bits % range);
+  return uniform_int(rng_, lo, hi);
 }
 
 double Inputs::uniform() {
@@ -62,6 +56,16 @@ std::vector<float> bf16_normal(std::mt19937_64& rng, std::size_t n, double scale
     v = round_to_bf16(static_cast<float>(center + scale * z));
   }
   return out;
+}
+
+// Uniform on [lo, hi] by rejection: draws above the largest multiple of the range are redrawn, so
+// every value is equally likely.
+int uniform_int(std::mt19937_64& rng, int lo, int hi) {
+  const std::uint64_t range = static_cast<std::uint64_t>(hi - lo) + 1;
+  const std::uint64_t limit = UINT64_MAX - UINT64_MAX % range;
+  std::uint64_t bits = rng();
+  while (bits >= limit) bits = rng();
+  return lo + static_cast<int>(bits % range);
 }
 
 HostKvCache random_cache(std::mt19937_64& rng, const KvCacheShape& shape) {

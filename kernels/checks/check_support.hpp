@@ -48,6 +48,8 @@ double top_two_gap(const double* row, int n);
 std::vector<float> bf16_normal(std::mt19937_64& rng, std::size_t n, double scale,
                                double center = 0.0);
 HostKvCache random_cache(std::mt19937_64& rng, const KvCacheShape& shape);
+// Uniform on [lo, hi] from `rng`'s bits (no library distribution).
+int uniform_int(std::mt19937_64& rng, int lo, int hi);
 // Rejection outcomes against the reference's on the same batch: accepted counts exact; a
 // committed token may differ only where u * total lies within kRejectionBoundaryMargin of a CDF
 // boundary of the reference's residual (or bonus) distribution. error = mismatching requests.
