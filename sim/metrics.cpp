@@ -110,13 +110,12 @@ void MetricsCollector::on_request_done(const Request& r) {
     ++counters_.single_token_requests;
   }
   if (!requests_csv_) return;
-  const double tau = r.decode_steps > 0 ? static_cast<double>(r.decode_committed) /
-                                              static_cast<double>(r.decode_steps)
-                                        : 0.0;
-  // Times in s and ms are printed exactly from integer nanoseconds.
+  // Times in s and ms are printed exactly from integer nanoseconds, and TPOT, tok/s/user and τ
+  // exactly from the integers they are ratios of. TPOT and tok/s/user are empty for one-token
+  // outputs (undefined, see the header).
   line_.clear();
-  // TPOT and tok/s/user are empty for one-token outputs (undefined, see the header).
   const bool has_tpot = r.spec.output_tokens > 1;
+  const SimTime decode_span = r.done - r.first_token;
   CsvRow row(line_);
   row.integer(static_cast<std::int64_t>(r.id))
       .text(domain_name(r.spec.domain))
@@ -128,11 +127,17 @@ void MetricsCollector::on_request_done(const Request& r) {
       .scaled(r.done, 9)
       .scaled(r.first_admitted - r.arrival, 6)
       .scaled(r.first_token - r.arrival, 6);
-  has_tpot ? row.fixed(tpot_ms, 6) : row.text("");
-  row.scaled(r.done - r.arrival, 9);
-  has_tpot ? row.fixed(tok_s, 6) : row.text("");
+  if (has_tpot) {
+    row.ratio(decode_span, (r.spec.output_tokens - 1) * 1'000'000, 6)  // TPOT in ms
+        .scaled(r.done - r.arrival, 9);
+    // tok/s/user = 1 / TPOT; a zero span (guarded as tok_s is above) prints 0.
+    row.ratio(decode_span > 0 ? (r.spec.output_tokens - 1) * kNanosPerSecond : 0,
+              std::max<SimTime>(decode_span, 1), 6);
+  } else {
+    row.text("").scaled(r.done - r.arrival, 9).text("");
+  }
   row.integer(r.decode_steps)
-      .fixed(tau, 6)
+      .ratio(r.decode_committed, std::max<std::int64_t>(r.decode_steps, 1), 6)
       .integer(r.drafts_verified)
       .integer(r.drafts_accepted)
       .integer(r.preemptions)

@@ -63,3 +63,30 @@ TEST_CASE("CsvRow::fixed prints the exact binary value rounded half to even") {
   CHECK(fixed(1e21, 1) == "1000000000000000000000.0");
   CHECK(fixed(123456.5, 0) == "123456");  // a tie at 0 decimals: to even
 }
+
+namespace {
+std::string ratio(std::int64_t numerator, std::int64_t denominator, int digits) {
+  std::string out;
+  CsvRow(out).ratio(numerator, denominator, digits);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("CsvRow::ratio prints the exact quotient rounded half up") {
+  CHECK(ratio(2, 3, 6) == "0.666667");
+  CHECK(ratio(1, 3, 6) == "0.333333");
+  CHECK(ratio(0, 7, 6) == "0.000000");
+  CHECK(ratio(43, 14, 6) == "3.071429");  // 3.0714285714...
+  // Exact ties go up, where std::to_chars of the nearest double goes to even (1/8 = 0.125 → 0.12).
+  CHECK(ratio(1, 8, 2) == "0.13");
+  CHECK(ratio(1, 2'000'000, 6) == "0.000001");
+  CHECK(ratio(5, 2, 0) == "3");
+  CHECK(ratio(14, 2, 0) == "7");
+  // A rounding that carries into the whole part: 0.9999995 → 1.000000.
+  CHECK(ratio(1'999'999, 2'000'000, 6) == "1.000000");
+  CHECK(ratio(999, 1000, 2) == "1.00");
+  // A quotient no double holds: 10 + 7.6e-18, and the largest allowed denominator.
+  CHECK(ratio(std::numeric_limits<std::int64_t>::max(), 922'337'203'685'477'580, 2) == "10.00");
+  // TPOT of 3 tokens over 1 ns more than 2 ms: (2'000'001 ns / 2) / 1e6 = 1.0000005 ms → up.
+  CHECK(ratio(2'000'001, 2 * 1'000'000, 6) == "1.000001");
+}
