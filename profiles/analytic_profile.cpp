@@ -312,7 +312,7 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
     append(pass, decoder_layer(s), mtp1_layers);
     append(pass, head_and_sampler(s, vocab));
     const LinearCost cost = linear_cost(pass, hw);
-    DraftTimeModel& m = p.draft[static_cast<int>(DrafterFamily::kMtp1)];
+    DraftTimeModel& m = p.draft[static_cast<int>(DrafterFamily::kMtp1)].emplace();
     m = {0, cost.per_launch_us, cost.per_token_ns, false, false, layer_kv_ns(mtp1_layers), false};
     m = rounded(m);
   }
@@ -324,7 +324,7 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
     append(pass, decoder_layer(s), eagle3_layers);
     append(pass, head_and_sampler(s, static_cast<double>(c.eagle3_draft_vocab)));
     const LinearCost cost = linear_cost(pass, hw);
-    DraftTimeModel& m = p.draft[static_cast<int>(DrafterFamily::kEagle3)];
+    DraftTimeModel& m = p.draft[static_cast<int>(DrafterFamily::kEagle3)].emplace();
     // The fusion's per-token cost is charged on all R·γ tokens: a small overestimate (R tokens).
     m = {fuse.per_launch_us,
          cost.per_launch_us,
@@ -347,7 +347,7 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
     append(pass, decoder_layer(s), dflash_layers);
     append(pass, head_and_sampler(s, vocab));
     dflash_pass = linear_cost(pass, hw);
-    DraftTimeModel& m = p.draft[static_cast<int>(DrafterFamily::kDflash)];
+    DraftTimeModel& m = p.draft[static_cast<int>(DrafterFamily::kDflash)].emplace();
     // The projection's per-token cost is charged on the R·γ block tokens, standing in for the
     // tokens accepted since the last step (up to γ + 1 per request).
     m = {dflash_fixed.per_launch_us,
@@ -376,7 +376,7 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
         0.0, 1e3 * (c.markov_us_per_position - markov.per_launch_us) / calibration_requests);
     const double markov_pass_us =
         c.markov_us_per_position - markov_per_token_ns * calibration_requests * 1e-3;
-    DraftTimeModel& m = p.draft[static_cast<int>(DrafterFamily::kDspark)];
+    DraftTimeModel& m = p.draft[static_cast<int>(DrafterFamily::kDspark)].emplace();
     m = {dflash_fixed.per_launch_us + dflash_pass.per_launch_us,
          markov_pass_us,
          dflash_pass.per_token_ns + dflash_fixed.per_token_ns + markov_per_token_ns,

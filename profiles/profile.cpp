@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/input_error.hpp"
 #include "profiles/fitted_roofline_constants.hpp"
 
 namespace sparksim {
@@ -41,6 +42,20 @@ std::string Profile::label() const {
   }
   if (step_terms.present) label += " + step terms calibrated on " + step_terms.measurements;
   return label;
+}
+
+void require_draft_cost(const Profile& profile, const DrafterSpec& drafter) {
+  if (!drafter.speculates() || profile.draft[static_cast<int>(drafter.family)]) return;
+  const std::string family(drafter_family_name(drafter.family));
+  std::string what = "the profile has no draft cost for " + family + " (drafter " + drafter.name +
+                     "), so it cannot simulate it; ";
+  what += profile.provenance.source == "measured"
+              ? "the calibration sweep did not measure it (see provenance.notes); rerun "
+                "sparksim_calibrate_kernels sweep with --drafters including " +
+                    family + ", or choose another drafter"
+              : "add draft." + family + " or choose another drafter";
+  if (profile.path.empty()) throw InputError("profile for " + profile.target + ": " + what);
+  throw InputError(profile.path, profile.draft_line, what);
 }
 
 }  // namespace sparksim

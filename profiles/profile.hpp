@@ -140,13 +140,17 @@ struct Profile {
   double reserved_bytes = 0;
   double host_overhead_us = 0;  // per step, paid only by synchronous schedulers
   VerifyTimeModel verify;
-  std::array<DraftTimeModel, kDrafterFamilyCount> draft;  // indexed by DrafterFamily
+  // Indexed by DrafterFamily. Empty = the profile has no cost for that family (a measured
+  // profile whose sweep did not reach it): require_draft_cost() refuses to simulate it, so no
+  // invented cost passes for a measured one. Never empty in the analytic and composed profiles.
+  std::array<std::optional<DraftTimeModel>, kDrafterFamilyCount> draft;
   SpsPoints sps;  // the `reference` belief's table (profiles/sps_belief.hpp)
   // The `capture` belief's table (as SGLang's DSpark port profiles it at CUDA-graph capture).
   // Optional in files: a profile without one gets it derived from `verify` when loaded.
   SpsPoints sps_capture;
   StepTerms step_terms;
-  std::string path;  // where it was loaded from ("" if built in memory)
+  std::string path;             // where it was loaded from ("" if built in memory)
+  std::int64_t draft_line = 0;  // line of its "draft" key there (0 if built in memory)
 
   // KV capacity in tokens: (hbm * utilization - weights - reserved) / kv_bytes_per_token, floored.
   std::int64_t kv_capacity_tokens() const;
@@ -159,5 +163,10 @@ struct Profile {
   // 095f58a51c4c, vLLM 0.24.0), composed by sparksim", or "measured profile for ... (date)".
   std::string label() const;
 };
+
+// Throws InputError `path:line: ...` (the profile's "draft" key) naming the profile and the drafter
+// when `drafter` speculates and the profile has no draft cost for its family; `none` drafts nothing
+// and always passes. Every command checks this before it simulates anything.
+void require_draft_cost(const Profile& profile, const DrafterSpec& drafter);
 
 }  // namespace sparksim

@@ -198,16 +198,20 @@ void read_verify(const JsonFile& f, VerifyTimeModel& v) {
   }
 }
 
-void read_draft(const JsonFile& f, std::array<DraftTimeModel, kDrafterFamilyCount>& draft) {
+// A family without a key has no cost in this profile (a measured profile whose sweep did not reach
+// it): it stays empty, and require_draft_cost() refuses to simulate it (never a zero cost).
+void read_draft(const JsonFile& f,
+                std::array<std::optional<DraftTimeModel>, kDrafterFamilyCount>& draft) {
   f.reject_unknown_keys(ptr("/draft"), {kDrafterFamilyNames[0], kDrafterFamilyNames[1],
                                         kDrafterFamilyNames[2], kDrafterFamilyNames[3]});
   for (int i = 0; i < kDrafterFamilyCount; ++i) {
     const std::string at = "/draft/" + std::string(kDrafterFamilyNames[i]);
+    if (!f.has(ptr(at))) continue;
     f.get_object(ptr(at));
     f.reject_unknown_keys(
         ptr(at), {"fixed_us", "per_pass_us", "per_token_ns", "sequential_in_gamma",
                   "tokens_scale_with_gamma", "kv_read_ns_per_context_token", "kv_read_per_pass"});
-    DraftTimeModel& m = draft[i];
+    DraftTimeModel& m = draft[i].emplace();
     m.fixed_us = f.get_number(ptr(at + "/fixed_us"), kMicrosecondsRange);
     m.per_pass_us = f.get_number(ptr(at + "/per_pass_us"), kMicrosecondsRange);
     m.per_token_ns = f.get_number(ptr(at + "/per_token_ns"), kNsPerTokenRange);
@@ -352,9 +356,10 @@ Ordered profile_to_ordered(const Profile& p) {
     }
     j["verify"]["decode_attention_us"] = rows;
   }
-  Ordered draft;
+  Ordered draft = Ordered::object();  // families without a cost are left out, not written as 0
   for (int i = 0; i < kDrafterFamilyCount; ++i) {
-    const DraftTimeModel& m = p.draft[i];
+    if (!p.draft[i]) continue;
+    const DraftTimeModel& m = *p.draft[i];
     draft[std::string(kDrafterFamilyNames[i])] = {
         {"fixed_us", number(m.fixed_us)},
         {"per_pass_us", number(m.per_pass_us)},
@@ -416,6 +421,7 @@ Profile profile_from_json(const JsonFile& f) {
   read_verify(f, p.verify);
   f.get_object(ptr("/draft"));
   read_draft(f, p.draft);
+  p.draft_line = f.line_of(ptr("/draft"));
   read_sps(f, "/sps", p.sps);
   if (f.has(ptr("/sps_capture"))) {
     read_sps(f, "/sps_capture", p.sps_capture);

@@ -23,6 +23,13 @@ namespace {
                             " s per step (check the profile's units)");
 }
 
+// A drafter the profile has no cost for reached the time model: its caller skipped
+// require_draft_cost(). Out of line for the same reason as above.
+[[noreturn]] void throw_no_draft_cost(const DrafterSpec& drafter) {
+  throw std::logic_error("time model: no draft cost for " + drafter.name +
+                         " in this profile; require_draft_cost() must refuse it first");
+}
+
 // (The message is built out of line, so this check inlines into the per-step callers.)
 SimTime round_ns(double ns) {
   if (!(ns >= 0 && ns <= static_cast<double>(kMaxStepTime))) throw_step_too_long(ns);
@@ -221,7 +228,9 @@ SimTime TimeModel::draft_time(const DrafterSpec& drafter, std::int64_t requests)
 SimTime TimeModel::draft_time(const DrafterSpec& drafter, std::int64_t requests,
                               std::int64_t context_tokens) const {
   if (requests <= 0 || !drafter.speculates()) return 0;  // no drafter, no draft forward
-  const DraftTimeModel& m = draft_[static_cast<int>(drafter.family)];
+  const std::optional<DraftTimeModel>& model = draft_[static_cast<int>(drafter.family)];
+  if (!model) throw_no_draft_cost(drafter);
+  const DraftTimeModel& m = *model;
   const double gamma = static_cast<double>(drafter.gamma);
   const double passes = m.sequential_in_gamma ? gamma : 1.0;
   const double tokens = static_cast<double>(requests) * (m.tokens_scale_with_gamma ? gamma : 1.0);

@@ -42,7 +42,9 @@ class TimeModel {
   SimTime verify_time(const BatchShape& shape) const;
   // The same, term by term and unrounded (not for the hot path).
   VerifyTerms verify_terms(const BatchShape& shape) const;
-  // Drafter forward for `requests` requests at block size γ. 0 requests -> 0.
+  // Drafter forward for `requests` requests at block size γ. 0 requests -> 0. Throws
+  // std::logic_error for a family the profile has no cost for: callers check
+  // require_draft_cost() before they simulate (a programming error, never a zero cost).
   // Ignores the drafter's KV-cache read: prefer the overload below where contexts are known.
   SimTime draft_time(const DrafterSpec& drafter, std::int64_t requests) const;
   // As above, plus reading the drafter's own KV cache for `context_tokens` cached tokens summed
@@ -68,7 +70,7 @@ class TimeModel {
   std::vector<double> dense_slope_us_;   // per segment i: (dense_us[i+1] - dense_us[i]) / Δtokens
   std::vector<double> head_by_rows_us_;  // head_us(rows) for rows < kPaddedDenseTokens
   double prefill_pair_ns_ = 0;           // the prefill pairs' rate (attention's unless set)
-  std::array<DraftTimeModel, kDrafterFamilyCount> draft_;
+  std::array<std::optional<DraftTimeModel>, kDrafterFamilyCount> draft_;  // as the profile's
   SimTime host_overhead_ = 0;
   StepTerms terms_;
 };

@@ -157,7 +157,8 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
   p.verify.kv_read_ns_per_context_token = 1000 * v.coefficient("kv_read_us");
   p.verify.attention_ns_per_pair = 1000 * v.coefficient("pair_us");
   // A drafter the sweep did not reach (--drafters, or a time cap that stopped it part way) is
-  // not fitted and written as zero, and the notes say so; the verify fit above is required.
+  // not fitted and left out of the profile, and the notes say so: a run that picks it is refused
+  // (require_draft_cost), never simulated with an invented cost. The verify fit above is required.
   std::string measured, unmeasured;
   for (const char* family : {"mtp1", "eagle3", "dflash", "dspark"}) {
     const auto it = drafts.find(family);
@@ -167,17 +168,19 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
     if (it != drafts.end() && !enough) {
       list += " (" + std::to_string(it->second.size()) + " points, too few to fit)";
       drafts.erase(it);
+    } else if (!enough) {
+      list += " (not in the sweep)";
     }
   }
   p.provenance.notes += " Drafters measured: " + (measured.empty() ? "none" : measured) + ".";
   if (!unmeasured.empty()) {
-    p.provenance.notes += " Not measured (written as zero): " + unmeasured + ".";
+    p.provenance.notes += " Not measured (not in the profile): " + unmeasured + ".";
   }
   for (auto& [family, d] : drafts) {
     const LinearFit f = fit_with_held_out(d, family, in.sweep_csv, out.report);
     const bool mtp1 = family == "mtp1";
     DraftTimeModel& m =
-        p.draft[static_cast<int>(parse_drafter(mtp1 ? family : family + "-4").family)];
+        p.draft[static_cast<int>(parse_drafter(mtp1 ? family : family + "-4").family)].emplace();
     m.fixed_us = f.coefficient("fixed_us");
     m.per_pass_us = mtp1 ? 0.0 : f.coefficient("per_pass_us");
     m.per_token_ns = 1000 * f.coefficient("per_token_us");

@@ -49,7 +49,7 @@ void run_validate(const ValidateOptions& o) {
   if (!(o.tolerances.mean > 0) || !(o.tolerances.worst > 0)) {
     throw InputError("validate: --tolerance-mean and --tolerance-worst must be > 0");
   }
-  parse_drafter(o.drafter);
+  const DrafterSpec drafter = parse_drafter(o.drafter);
   std::vector<BenchmarkCase> cases;
   if (!o.result.empty()) {
     cases.push_back(read_vllm_bench_result(o.result));
@@ -73,7 +73,8 @@ void run_validate(const ValidateOptions& o) {
   for (const BenchmarkCase& c : cases) {
     const std::string path = profile_path_for(o, c);
     if (!profiles.contains(c.target)) {
-      profiles.emplace(c.target, load_profile(path));
+      const Profile& p = profiles.emplace(c.target, load_profile(path)).first->second;
+      require_draft_cost(p, drafter);
       paths.emplace(c.target, path);
     }
   }

@@ -109,6 +109,8 @@ Profile level_profile(const LosslessScenario& s, const LosslessLevel& level) {
     p.verify.dense_tokens = {1, 2};
     p.verify.dense_us = {125, 250};
   }
+  // Drafting costs nothing here on purpose: the step curve above is the whole step.
+  p.draft[static_cast<int>(DrafterFamily::kDspark)] = DraftTimeModel{};
   p.sps.tokens = {1, 2};
   p.sps.steps_per_s = {1, 1};  // unused: the scheduler gets the exact curve
   p.sps.reference = "exact curve of the level";

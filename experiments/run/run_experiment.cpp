@@ -81,15 +81,25 @@ RunSetup prepare_run(const RunOptions& o) {
   } else {
     problems.add("--sps: unknown belief '" + o.sps + "'; valid: " + kSpsBeliefChoices);
   }
+  bool have_profile = false;
   if (o.profile) {
     setup.profile = *o.profile;
+    have_profile = true;
   } else if (o.profile_path.empty()) {
     problems.add("--profile PATH is required");
   } else {
-    problems.check([&] { setup.profile = load_profile(o.profile_path); });
+    problems.check([&] {
+      setup.profile = load_profile(o.profile_path);
+      have_profile = true;
+    });
   }
   std::optional<DrafterSpec> drafter;
   problems.check([&] { drafter = parse_drafter(o.drafter); });
+  // The one place every simulating command (run, cluster, sweep, plan, calibrate) meets a profile
+  // and a drafter: a drafter the profile has no cost for is refused here, never run as free.
+  if (have_profile && drafter) {
+    problems.check([&] { require_draft_cost(setup.profile, *drafter); });
+  }
   const EnginePreset* preset = nullptr;
   if (!o.engine.empty()) problems.check([&] { preset = &find_engine_preset(o.engine); });
   if (drafter && !drafter->speculates() && !o.write_acceptance_log.empty()) {

@@ -45,7 +45,7 @@ void set_moe_draft_models(Profile& p, const MoeDraftUs& draft_us) {
   };
   for (int i = 0; i < kDrafterFamilyCount; ++i) {
     const auto family = static_cast<DrafterFamily>(i);
-    DraftTimeModel& m = p.draft[i];
+    DraftTimeModel& m = p.draft[i].emplace();
     if (family == DrafterFamily::kMtp1) {
       const auto [fixed, per] = secant(family, 1, 1);
       m = {rounded(fixed, 3), 0, rounded(per * 1e3, 3), false, false, 0, false};

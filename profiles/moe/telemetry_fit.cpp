@@ -111,6 +111,7 @@ Profile make_telemetry_profile(const TelemetryCurve& curve, const TelemetryFit& 
   mid.decode_requests = std::llround(c_mid);
   mid.verify_tokens = 2 * mid.decode_requests;
   const DrafterSpec mtp1{DrafterFamily::kMtp1, 1, "mtp1"};
+  require_draft_cost(reference, mtp1);  // the telemetry is an MTP-1 deployment's
   const double ref_step_us = static_cast<double>(ref_model.verify_time(mid) +
                                                  ref_model.draft_time(mtp1, mid.decode_requests)) *
                              1e-3;
@@ -125,13 +126,15 @@ Profile make_telemetry_profile(const TelemetryCurve& curve, const TelemetryFit& 
 
   Profile p = reference;
   p.path.clear();
-  for (DraftTimeModel& m : p.draft) {
+  for (std::optional<DraftTimeModel>& family : p.draft) {
+    if (!family) continue;  // no cost in the reference, none in the fit
+    DraftTimeModel& m = *family;
     m.fixed_us = rounded(m.fixed_us * scale, 3);
     m.per_pass_us = rounded(m.per_pass_us * scale, 3);
     m.per_token_ns = rounded(m.per_token_ns * scale, 3);
     m.kv_read_ns_per_context_token = rounded(m.kv_read_ns_per_context_token * scale, 4);
   }
-  const DraftTimeModel& d = p.draft[static_cast<int>(DrafterFamily::kMtp1)];
+  const DraftTimeModel& d = *p.draft[static_cast<int>(DrafterFamily::kMtp1)];
   VerifyTimeModel& v = p.verify;
   // No CUDA-graph padding: the measured curve already holds whatever padding the deployment has,
   // and the fit is smooth in B.

@@ -79,27 +79,33 @@ TEST_CASE("calibrate-fit recovers the generating coefficients and labels the pro
   CHECK(p.verify.dense_us[0] == Approx(3).epsilon(1e-4));
   CHECK(p.verify.kv_read_ns_per_context_token == Approx(20).epsilon(1e-3));
   CHECK(p.verify.attention_ns_per_pair == Approx(5).epsilon(1e-3));
-  const DraftTimeModel& d = p.draft[static_cast<int>(DrafterFamily::kDspark)];
+  REQUIRE(p.draft[static_cast<int>(DrafterFamily::kDspark)]);
+  const DraftTimeModel& d = *p.draft[static_cast<int>(DrafterFamily::kDspark)];
   CHECK(d.fixed_us == Approx(7).epsilon(1e-3));
   CHECK(d.per_pass_us == Approx(11).epsilon(1e-3));
   CHECK(d.per_token_ns == Approx(2000).epsilon(1e-3));
   CHECK(d.kv_read_ns_per_context_token == Approx(1).epsilon(1e-3));
   CHECK(fit.report["verify"]["held_out"]["mean_abs_pct"].get<double>() < 1e-3);
   // EAGLE-3: γ sequential passes over R tokens each, re-reading its KV cache every pass.
-  const DraftTimeModel& e = p.draft[static_cast<int>(DrafterFamily::kEagle3)];
+  REQUIRE(p.draft[static_cast<int>(DrafterFamily::kEagle3)]);
+  const DraftTimeModel& e = *p.draft[static_cast<int>(DrafterFamily::kEagle3)];
   CHECK(e.fixed_us == Approx(4).epsilon(1e-3));
   CHECK(e.per_pass_us == Approx(9).epsilon(1e-3));
   CHECK(e.per_token_ns == Approx(1500).epsilon(1e-3));
   CHECK(e.kv_read_ns_per_context_token == Approx(2).epsilon(1e-3));
   CHECK((e.sequential_in_gamma && e.tokens_scale_with_gamma && e.kv_read_per_pass));
   // MTP-1: one pass over R tokens; what the simulator charges it is the generator's.
-  const DraftTimeModel& m = p.draft[static_cast<int>(DrafterFamily::kMtp1)];
+  REQUIRE(p.draft[static_cast<int>(DrafterFamily::kMtp1)]);
+  const DraftTimeModel& m = *p.draft[static_cast<int>(DrafterFamily::kMtp1)];
   CHECK(m.fixed_us + m.per_pass_us == Approx(6).epsilon(1e-3));
   CHECK(m.per_token_ns == Approx(2500).epsilon(1e-3));
   CHECK(m.kv_read_ns_per_context_token == Approx(3).epsilon(1e-3));
   CHECK_FALSE((m.sequential_in_gamma || m.tokens_scale_with_gamma || m.kv_read_per_pass));
   CHECK_THAT(p.provenance.notes, Catch::Contains("Drafters measured: mtp1, eagle3, dspark."));
-  CHECK_THAT(p.provenance.notes, Catch::Contains("Not measured (written as zero): dflash."));
+  // dflash is not in the sweep: left out of the profile (no zero entry) and named in the notes.
+  CHECK_FALSE(p.draft[static_cast<int>(DrafterFamily::kDflash)].has_value());
+  CHECK_THAT(p.provenance.notes,
+             Catch::Contains("Not measured (not in the profile): dflash (not in the sweep)."));
   // SPS(B) at ceil(B/4) requests with 128 cached tokens each, by hand from the generator: B = 8 is
   // 2 requests, 50 + 3*8 + 0.02*256 + 0.005*1024 = 84.24 us.
   REQUIRE(p.sps.tokens.size() >= 4);
@@ -107,7 +113,10 @@ TEST_CASE("calibrate-fit recovers the generating coefficients and labels the pro
   CHECK(p.sps.steps_per_s[3] == Approx(1e6 / 84.24).epsilon(1e-4));
   // The written profile loads back through the normal loader.
   write_profile(p, (dir / "profile.json").string());
-  CHECK(load_profile((dir / "profile.json").string()).provenance.source == "measured");
+  const Profile loaded = load_profile((dir / "profile.json").string());
+  CHECK(loaded.provenance.source == "measured");
+  CHECK_FALSE(loaded.draft[static_cast<int>(DrafterFamily::kDflash)].has_value());
+  CHECK(read_json(dir / "profile.json")["draft"].size() == 3);
 }
 
 TEST_CASE("calibrate-fit stops at the bad row with path:line") {
@@ -140,7 +149,7 @@ TEST_CASE("calibrate-fit refuses an mtp1 row drafting more than one token") {
                                                   Catch::Contains("gamma must be 1"));
 }
 
-TEST_CASE("calibrate-fit writes a drafter with too few points as zero and says so") {
+TEST_CASE("calibrate-fit leaves a drafter with too few points out of the profile and says so") {
   const auto dir = scratch_dir("calib_fit_few");
   std::string sweep = synthetic_sweep();
   sweep += "dflash,f,1,2,0,0,40,0,0,30,0.01,3\ndflash,f,2,2,0,0,80,0,0,40,0.01,3\n";
@@ -148,10 +157,17 @@ TEST_CASE("calibrate-fit writes a drafter with too few points as zero and says s
   write(dir / "info.txt", kInfo);
   MeasuredFitInputs in{(dir / "sweep.csv").string(), (dir / "info.txt").string(), "", "", ""};
   const MeasuredFit fit = fit_measured_profile(in);
-  CHECK(fit.profile.draft[static_cast<int>(DrafterFamily::kDflash)].per_token_ns == 0);
-  CHECK_THAT(fit.profile.provenance.notes,
-             Catch::Contains("Not measured (written as zero): dflash (2 points, too few to fit)."));
+  CHECK_FALSE(fit.profile.draft[static_cast<int>(DrafterFamily::kDflash)].has_value());
+  CHECK(fit.profile.draft[static_cast<int>(DrafterFamily::kDspark)].has_value());
+  CHECK_THAT(
+      fit.profile.provenance.notes,
+      Catch::Contains("Not measured (not in the profile): dflash (2 points, too few to fit)."));
   CHECK_FALSE(fit.report.contains("dflash"));
+  // The file the fit writes has no dflash key at all (a zero entry would read as a free drafter).
+  write_profile(fit.profile, (dir / "profile.json").string());
+  const nlohmann::json written = read_json(dir / "profile.json");
+  CHECK_FALSE(written["draft"].contains("dflash"));
+  CHECK(written["draft"].contains("dspark"));
 }
 
 TEST_CASE("replay_fidelity: hand-worked step, throughput and TPOT errors") {

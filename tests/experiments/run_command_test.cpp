@@ -1,5 +1,7 @@
 // `sparksim run` end to end: the golden two-request scenario, determinism, closed loop, and the
 // bad-input contract (exit 2, `path:line: what`, no output directory left behind).
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "cli_harness.hpp"
@@ -165,6 +167,65 @@ TEST_CASE("bad input stops before simulating: exit 2, path:line, nothing written
   CHECK(both.exit_code == 2);
   CHECK_THAT(both.output, Catch::Contains("unknown drafter") && Catch::Contains(header + ":1: ") &&
                               Catch::Contains("unknown policy"));
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// A measured profile whose calibration sweep reached mtp1 only (as calibrate-fit writes one after
+// `--drafters mtp1`): every step lasts 10 ms, drafting mtp1 costs nothing, the others are absent.
+const std::string kMtp1OnlyProfile = R"({
+  "schema": "sparksim.profile/1",
+  "provenance": {
+    "source": "measured",
+    "gpu": "hand-written test gpu",
+    "date": "2026-11-26",
+    "tool": "hand-written for run_command_test",
+    "git_sha": "none",
+    "notes": "Drafters measured: mtp1. Not measured (not in the profile): eagle3, dflash, dspark."
+  },
+  "target": "golden-model",
+  "gpus": 1,
+  "memory": {"hbm_bytes": 80000000000, "weights_bytes": 16000000000,
+             "memory_utilization": 0.9, "kv_bytes_per_token": 100000},
+  "host_overhead_us": 0,
+  "verify": {"fixed_us": 10000, "graph_buckets": [], "dense_tokens": [1, 100000],
+             "dense_us": [0, 0], "kv_read_ns_per_context_token": 0, "attention_ns_per_pair": 0},
+  "draft": {
+    "mtp1": {"fixed_us": 0, "per_pass_us": 0, "per_token_ns": 0, "sequential_in_gamma": false,
+             "tokens_scale_with_gamma": false, "kv_read_ns_per_context_token": 0,
+             "kv_read_per_pass": false}
+  },
+  "sps": {"reference": "constant 100 steps/s", "tokens": [1, 100000], "steps_per_s": [100, 100]}
+}
+)";
+
+}  // namespace
+
+TEST_CASE("a drafter the profile has no cost for is refused: exit 2, path:line, nothing written") {
+  const auto dir = scratch_dir("no_draft_cost");
+  const std::string profile = write_input(dir, "mtp1_only.json", kMtp1OnlyProfile);
+  const std::string trace = " --trace " + kGolden + "trace.csv --profile " + profile;
+  // The "draft" key is on line 18 of the text above (counted by hand; checked against the text).
+  const auto draft_at = kMtp1OnlyProfile.find("\"draft\"");
+  REQUIRE(std::count(kMtp1OnlyProfile.begin(), kMtp1OnlyProfile.begin() + draft_at, '\n') + 1 ==
+          18);
+  for (const char* drafter : {"dflash-4", "eagle3-3", "dspark-7"}) {
+    const std::string family = std::string(drafter).substr(0, std::string(drafter).find('-'));
+    expect_input_error("run" + trace + " --drafter " + drafter + " --policy static:k=1", dir,
+                       profile + ":18: the profile has no draft cost for " + family + " (drafter " +
+                           drafter + ")");
+  }
+  // The drafter it measured, and no drafter at all, run on the same file.
+  for (const char* drafter : {"mtp1", "none"}) {
+    const auto out = dir / (std::string("ok_") + drafter);
+    const auto result = run_cli("run" + trace + " --drafter " + drafter +
+                                    " --policy static --seed 1 --quiet --out " + out.string(),
+                                dir);
+    INFO(result.output);
+    CHECK(result.exit_code == 0);
+    CHECK(fs::exists(out / "summary.json"));
+  }
   fs::remove_all(dir);
 }
 

@@ -39,7 +39,8 @@ void check_calibration(const std::string& target, const std::string& curves) {
   const Profile shipped = load_profile(source_path("profiles/telemetry/" + target + ".json"));
   CHECK(shipped.provenance.source == "telemetry");
   CHECK(shipped.verify.dense_us == cal.profile.verify.dense_us);
-  CHECK(shipped.draft[0].per_token_ns == cal.profile.draft[0].per_token_ns);
+  REQUIRE((shipped.draft[0] && cal.profile.draft[0]));
+  CHECK(shipped.draft[0]->per_token_ns == cal.profile.draft[0]->per_token_ns);
   CHECK(shipped.kv_capacity_tokens() == cal.profile.kv_capacity_tokens());
 }
 

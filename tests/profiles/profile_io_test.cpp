@@ -62,12 +62,14 @@ TEST_CASE("load_profile reads every field of a valid profile") {
   CHECK(p.verify.graph_buckets == std::vector<std::int64_t>{1, 2, 4, 8});
   CHECK(p.verify.dense_us == std::vector<double>{100, 130, 170, 250});
   CHECK(p.verify.attention_ns_per_pair == 0.5);
-  const DraftTimeModel& eagle3 = p.draft[static_cast<int>(DrafterFamily::kEagle3)];
+  REQUIRE(p.draft[static_cast<int>(DrafterFamily::kEagle3)]);
+  const DraftTimeModel& eagle3 = *p.draft[static_cast<int>(DrafterFamily::kEagle3)];
   CHECK(eagle3.fixed_us == 10);
   CHECK(eagle3.sequential_in_gamma);
   CHECK(eagle3.kv_read_per_pass);
   CHECK(eagle3.kv_read_ns_per_context_token == 0.25);
-  CHECK(p.draft[static_cast<int>(DrafterFamily::kDspark)].per_pass_us == 40);
+  REQUIRE(p.draft[static_cast<int>(DrafterFamily::kDspark)]);
+  CHECK(p.draft[static_cast<int>(DrafterFamily::kDspark)]->per_pass_us == 40);
   CHECK(p.sps.tokens == std::vector<std::int64_t>{1, 3, 5});
   CHECK(p.sps.steps_per_s == std::vector<double>{100, 80, 50});
   CHECK(p.sps.reference == "hand-written");
@@ -134,6 +136,35 @@ TEST_CASE("a missing field is reported at the object that lacks it") {
   const std::string text = replaced(kFixtureProfile, "\"per_pass_us\": 300, ", "");
   const BadProfile bad = load_bad("missing", text, line_containing(text, "\"dflash\""));
   CHECK(bad.message == bad.expected_prefix + "draft.dflash.per_pass_us is missing");
+}
+
+TEST_CASE(
+    "a drafter left out of draft has no cost: it stays out and is refused at the draft line") {
+  // The fixture without its dflash entry (three lines), as a measured sweep that never reached it.
+  std::string text = kFixtureProfile;
+  const std::size_t from = text.find("    \"dflash\"");
+  const std::size_t to = text.find("    \"dspark\"");
+  REQUIRE((from != std::string::npos && to != std::string::npos));
+  text.erase(from, to - from);
+  const auto dir = testing::fresh_dir("no_dflash");
+  const std::string path = testing::write_text(dir / "no_dflash.json", text);
+  const Profile p = load_profile(path);
+  CHECK_FALSE(p.draft[static_cast<int>(DrafterFamily::kDflash)].has_value());
+  CHECK(p.draft[static_cast<int>(DrafterFamily::kDspark)].has_value());
+  CHECK(p.draft_line == line_containing(text, "\"draft\""));
+
+  const std::string message = error_of([&] { require_draft_cost(p, parse_drafter("dflash-4")); });
+  const std::string at = path + ":" + std::to_string(line_containing(text, "\"draft\"")) + ": ";
+  CHECK(message.rfind(at + "the profile has no draft cost for dflash (drafter dflash-4)", 0) == 0);
+  CHECK_THAT(message, Catch::Contains("provenance.notes"));  // the fixture says "measured"
+  CHECK_NOTHROW(require_draft_cost(p, parse_drafter("dspark-4")));
+  CHECK_NOTHROW(require_draft_cost(p, parse_drafter("none")));  // drafts nothing, costs nothing
+
+  // Written back, it still has no dflash key (never a zero entry), and reloads the same.
+  write_profile(p, (dir / "out.json").string());
+  const nlohmann::json written = nlohmann::json::parse(read_text((dir / "out.json").string()));
+  CHECK_FALSE(written.at("draft").contains("dflash"));
+  CHECK(written.at("draft").size() == 3);
 }
 
 TEST_CASE("non-monotone tables are rejected at the first element out of order") {
