@@ -181,7 +181,8 @@ double table1_domain_tau(std::string_view target, DrafterFamily family, Domain d
       r = &row->dspark;
       break;
     case DrafterFamily::kMtp1:
-      throw std::invalid_argument("Table 1 has no MTP-1 row");
+    case DrafterFamily::kNone:
+      throw std::invalid_argument("Table 1 has rows for EAGLE-3, DFlash and DSpark only");
   }
   const auto d = static_cast<std::size_t>(domain) * 3;
   return ((*r)[d] + (*r)[d + 1] + (*r)[d + 2]) / 3.0;
@@ -197,9 +198,10 @@ std::array<double, 7> figure2_curve(DrafterFamily family, Domain domain) {
     case DrafterFamily::kDspark:
       return kFig2Dspark[d];
     case DrafterFamily::kMtp1:
+    case DrafterFamily::kNone:
       break;
   }
-  throw std::invalid_argument("Figure 2 has no MTP-1 curve");
+  throw std::invalid_argument("Figure 2 has curves for EAGLE-3, DFlash and DSpark only");
 }
 
 std::array<double, 4> figure4_tau(DrafterFamily family, Domain domain) {
