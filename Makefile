@@ -4,20 +4,35 @@ JOBS ?= $(shell nproc)
 SPARKSIM := $(BUILD)/sparksim
 DEMO_OUT ?= out/demo
 
-.PHONY: calibrate-cpu calibrate-validate deps configure build cli demo demo-run validate test test-fast test-sanitize test-slurm fuzz-build fuzz format format-check tidy bench clean
+.PHONY: calibrate-cpu calibrate-validate deps deps-test configure configure-tests build cli demo demo-run validate test test-fast test-sanitize test-slurm fuzz-build fuzz format format-check tidy bench build-time clean
 
+# Every step below prints its duration (scripts/timed.sh), so a slow step shows where it is.
+TIMED := ./scripts/timed.sh
+
+# What the demo needs (compiler, libraries, gnuplot); deps-test adds Catch2, clang-format and
+# chromium, which only the tests use.
 deps:
-	@./scripts/install_deps.sh
+	@$(TIMED) "packages" ./scripts/install_deps.sh
 
+deps-test:
+	@$(TIMED) "packages (tests)" ./scripts/install_deps.sh --test
+
+# A first configure for the demo leaves the tests out (Catch2 is not installed yet); an existing
+# build directory keeps its setting. `configure-tests` turns them on.
 configure: deps
-	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@$(TIMED) "configure" cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  $(if $(wildcard $(BUILD)/CMakeCache.txt),,-DSPARKSIM_BUILD_TESTS=OFF) >/dev/null
 
-build: configure
-	@cmake --build $(BUILD) -j $(JOBS)
+configure-tests: deps-test
+	@$(TIMED) "configure" cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DSPARKSIM_BUILD_TESTS=ON >/dev/null
+
+build: configure-tests
+	@$(TIMED) "build (Release)" cmake --build $(BUILD) -j $(JOBS)
 
 # Only the `sparksim` executable and the libraries it links: what the demos need, without the tests.
 cli: configure
-	@cmake --build $(BUILD) -j $(JOBS) --target sparksim
+	@$(TIMED) "build sparksim" cmake --build $(BUILD) -j $(JOBS) --target sparksim
 
 # The main experiment (README "Quick start"): experiments/configs/dspark_vs_mtp1.json, DSpark
 # (async-topk, greedy) against MTP-1 and full-block verification on the Azure conversation trace,
@@ -25,7 +40,8 @@ cli: configure
 # composed by sparksim: profiles/README.md); a sweep of 96 simulations on
 # every core, ending with the path of the self-contained HTML report.
 demo: cli
-	$(SPARKSIM) pareto --config experiments/configs/dspark_vs_mtp1.json --out $(DEMO_OUT)
+	@$(TIMED) "demo sweep" $(SPARKSIM) pareto --config experiments/configs/dspark_vs_mtp1.json \
+	  --out $(DEMO_OUT)
 	@echo "open $(DEMO_OUT)/report.html in a browser (one self-contained file)"
 
 # One simulation of the same trace: dspark-7 verifying 3 of its 7 drafts per step.
@@ -61,23 +77,26 @@ calibrate-validate: build
 	  || [ $$? -eq 3 ]
 
 # What CI runs (.ci/run): formatting, the whole suite on the Release build, then the whole suite
-# again under AddressSanitizer + UndefinedBehaviorSanitizer (about 30 min in all on 2 cores from
-# a fresh clone; CI allows 90). `make test-fast` is the first half, for the edit-build-test loop.
+# again under AddressSanitizer + UndefinedBehaviorSanitizer, then the Slurm sweep (CONTRIBUTING.md
+# has the phases' times on 2 cores from a fresh clone, `make build-time` measures them; CI allows
+# 90 min). `make test-fast` is the first part, for the edit-build-test loop.
 test: test-fast test-sanitize test-slurm
 
 test-fast: build format-check
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD) && $(CURDIR)/$(TIMED) "ctest (Release)" ctest --output-on-failure -j $(JOBS)
 
 # The whole C++ suite again, built with AddressSanitizer + UndefinedBehaviorSanitizer in its own
-# build directory (RelWithDebInfo, so reports carry line numbers). It includes the corpus replay
-# of every fuzz harness (fuzz/replay_main.cpp), so kept fuzzer findings are re-checked here too.
+# build directory, at -O1 -g1 (CMakeLists.txt: reports keep function names and line numbers, and
+# the build compiles in far less time than at -O2 -g). It includes the corpus replay of every
+# fuzz harness (fuzz/replay_main.cpp), so kept fuzzer findings are re-checked here too.
 SANITIZE_BUILD ?= build-sanitize
-test-sanitize: deps
-	@cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DSPARKSIM_SANITIZE=ON -DCMAKE_CUDA_COMPILER=OFF >/dev/null
-	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+test-sanitize: deps-test
+	@$(TIMED) "configure (sanitize)" cmake -S . -B $(SANITIZE_BUILD) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPARKSIM_SANITIZE=ON -DCMAKE_CUDA_COMPILER=OFF >/dev/null
+	@$(TIMED) "build (sanitize)" cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	@cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  $(CURDIR)/$(TIMED) "ctest (sanitize)" ctest --output-on-failure -j $(JOBS)
 
 # Sweeps on a live Slurm (scripts/slurm/, tests/slurm/): installs Debian's Slurm and MUNGE if
 # missing, starts a throwaway one-node cluster, runs a sweep as 4 array shards (one failing, then
@@ -87,7 +106,7 @@ test-sanitize: deps
 test-slurm: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target sparksim
 	@./scripts/install_deps.sh --slurm || echo "test-slurm: installing Slurm failed (above)" >&2
-	@./tests/slurm/slurm_sweep_test.sh $(SPARKSIM)
+	@$(TIMED) "slurm sweep" ./tests/slurm/slurm_sweep_test.sh $(SPARKSIM)
 
 # libFuzzer harnesses (fuzz/), built with clang, ASan and UBSan in their own directory; `make fuzz`
 # runs each for FUZZ_SECONDS (default 30; the hardening issue's long runs use 600).
@@ -101,6 +120,11 @@ fuzz-build:
 
 fuzz: fuzz-build
 	@./scripts/fuzz_run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# How long `make test` takes, phase by phase, from clean build directories in out/build-time/
+# (bench/build_time.sh; a benchmark: it prints, it asserts nothing).
+build-time: deps-test
+	@./bench/build_time.sh out/build-time
 
 # Replay speed and the sorting network's (benchmarks, not tests): figures print, nothing is
 # asserted.

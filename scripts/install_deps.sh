@@ -3,14 +3,17 @@
 # Run as root (or with sudo available). Idempotent: a machine that has everything does nothing.
 set -euo pipefail
 
-packages=(cmake ninja-build pkg-config g++ make clang-format
-  libsimgrid-dev libcli11-dev catch2 libeigen3-dev libboost-dev
-  nlohmann-json3-dev libfmt-dev libtbb-dev gnuplot-nox
-  chromium)  # chromium: the report test renders report.html headless
+# What `make demo` needs: the compiler, the build tools and the libraries the `sparksim` executable
+# is built from, and gnuplot for the report's charts.
+packages=(cmake ninja-build pkg-config g++ make
+  libsimgrid-dev libcli11-dev libeigen3-dev libboost-dev nlohmann-json3-dev gnuplot-nox)
+# --test: also what `make test` needs (Catch2, clang-format for the formatting check, and Debian's
+# chromium: the report test renders report.html headless).
 # --fuzz: also what `make fuzz` needs (clang with its libFuzzer and sanitizer runtimes).
 # --slurm: also what `make test-slurm` needs (Slurm's controller, node daemon and client commands,
 # and MUNGE, which Debian 12's Slurm 22.05 requires for authentication; see scripts/slurm/).
 case "${1:-}" in
+  --test) packages+=(catch2 clang-format chromium) ;;
   --fuzz) packages+=(clang libclang-rt-14-dev) ;;
   --slurm) packages+=(slurmctld slurmd slurm-client munge) ;;
 esac

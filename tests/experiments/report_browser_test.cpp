@@ -1,5 +1,5 @@
 // report.html in a real browser: headless Chromium (Debian's `chromium`, installed by
-// scripts/install_deps.sh) renders a tiny sweep's report. The test asserts that the page is
+// scripts/install_deps.sh --test) renders a tiny sweep's report. The test asserts that the page is
 // self-contained, that every plot decodes (naturalWidth > 0, many colours), that the tables are
 // there, and that the screenshot is not blank and shows the plots' curve colour. A copy of the
 // screenshot is left at $TMPDIR/sparksim_report_screenshot.png for a person to look at.
@@ -96,7 +96,7 @@ function countColours(img, rgb) {
 
 TEST_CASE("report.html renders its plots and tables in headless Chromium") {
   const auto dir = scratch_dir("report_browser");
-  INFO("chromium must be installed: scripts/install_deps.sh installs Debian's chromium");
+  INFO("chromium must be installed: scripts/install_deps.sh --test installs Debian's chromium");
   REQUIRE(run_shell("command -v chromium", dir).exit_code == 0);
   std::ofstream(dir / "sweep.json") << kSweep;
   const auto out = dir / "out";
