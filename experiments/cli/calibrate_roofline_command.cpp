@@ -126,15 +126,15 @@ void add_calibrate_roofline_command(CLI::App& calibrate) {
       "roofline",
       "fit the analytic (roofline) generator's efficiency constants to measured-db compositions "
       "and report the analytic-vs-database error before and after");
-  cmd->add_option("--database", options->database_dir, "Database folder (with database.json)")
+  cmd->add_option("--database", options->database_dir, "database folder (with database.json)")
       ->capture_default_str();
-  cmd->add_option("--shapes", options->shapes_path, "Model and GPU shapes (JSON)")
+  cmd->add_option("--shapes", options->shapes_path, "model and GPU shapes (JSON)")
       ->capture_default_str();
   cmd->add_option("--gpus", options->gpus, "GPUs as the database names them")
       ->capture_default_str();
-  cmd->add_option("--targets", options->targets, "Dense targets")->capture_default_str();
+  cmd->add_option("--targets", options->targets, "dense targets")->capture_default_str();
   cmd->add_option("--write", options->write_path,
-                  "Also write the fitted constants and their provenance to this JSON file "
+                  "also write the fitted constants and their provenance to this JSON file "
                   "(atomically), for profile analytic --constants");
   add_provenance_options(*cmd, options->date, options->git_sha);
   cmd->callback([options] { run(*options); });

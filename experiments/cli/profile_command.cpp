@@ -56,12 +56,12 @@ void add_profile_kernels_command(CLI::App& profile) {
       "kernels",
       "measure a profile by running the project's CUDA kernels; NEEDS A GPU: without a CUDA "
       "device it writes nothing and exits 2 (see profile analytic)");
-  cmd->add_option("--target", options->target, "Target model: qwen3-4b, qwen3-8b or qwen3-14b")
+  cmd->add_option("--target", options->target, "target model: qwen3-4b, qwen3-8b or qwen3-14b")
       ->required();
-  cmd->add_option("--drafters", options->drafters, "Comma-separated drafters to time")
+  cmd->add_option("--drafters", options->drafters, "comma-separated drafters to time")
       ->capture_default_str();
   cmd->add_option("--out", options->out_path,
-                  "Profile JSON to write, e.g. profiles/measured/<gpu>/<target>.json")
+                  "profile JSON to write, e.g. profiles/measured/<gpu>/<target>.json")
       ->required();
   cmd->callback([options] { run_profile(*options); });
 }

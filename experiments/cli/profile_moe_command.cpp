@@ -159,7 +159,7 @@ void add_profile_moe_command(CLI::App& profile) {
   cmd->add_option("--planned-requests", o->planned_requests,
                   "requests per attention rank whose sliding-window KV is reserved")
       ->capture_default_str();
-  cmd->add_option("--out", o->out_path, "Profile JSON to write (atomically)")->required();
+  cmd->add_option("--out", o->out_path, "profile JSON to write (atomically)")->required();
   add_provenance_options(*cmd, o->date, o->git_sha);
   cmd->callback([o] { run_profile_moe(*o); });
 }
