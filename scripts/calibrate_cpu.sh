@@ -53,7 +53,7 @@ esac
   --out "$OUT/sweep.csv" --info "$OUT/sweep_info.txt" | tee "$OUT/log.txt"
 
 # 2. Fit with the shared least-squares fitter; provenance "measured", device = the backend's.
-"$SPARKSIM" calibrate-fit --sweep "$OUT/sweep.csv" --info "$OUT/sweep_info.txt" \
+"$SPARKSIM" calibrate kernels-fit --sweep "$OUT/sweep.csv" --info "$OUT/sweep_info.txt" \
   --notes "$NOTES" \
   --out "$OUT/profile.json" --report "$OUT/fit_report.json" | tee -a "$OUT/log.txt"
 
@@ -66,7 +66,7 @@ esac
   --steps "$OUT/run/steps.csv" --out "$OUT/replay.csv" | tee -a "$OUT/log.txt"
 
 # 5. Predicted against measured.
-"$SPARKSIM" calibrate-fidelity --steps "$OUT/run/steps.csv" --replay "$OUT/replay.csv" \
+"$SPARKSIM" calibrate kernels-fidelity --steps "$OUT/run/steps.csv" --replay "$OUT/replay.csv" \
   --fit-report "$OUT/fit_report.json" --out "$OUT/fidelity.json" \
   --max-step-mape "${MAX_STEP_MAPE:-25}" | tee -a "$OUT/log.txt"
 # 6. The noise floor: the same steps replayed a second time; the mean |difference| between the
@@ -90,7 +90,7 @@ if [[ $BACKEND == cpu ]]; then
       --drafter "$name" --policy "$policy" --seed 1 --write-steps --quiet --out "$OUT/run_$family"
     "$KERNELS" replay "${MEASURE[@]}" --time-cap-s 15 --steps "$OUT/run_$family/steps.csv" \
       --out "$OUT/replay_$family.csv" > /dev/null
-    "$SPARKSIM" calibrate-fidelity --steps "$OUT/run_$family/steps.csv" \
+    "$SPARKSIM" calibrate kernels-fidelity --steps "$OUT/run_$family/steps.csv" \
       --replay "$OUT/replay_$family.csv" --fit-report "$OUT/fit_report.json" \
       --out "$OUT/fidelity_$family.json" --max-step-mape "${MAX_STEP_MAPE:-25}" |
       sed "s/^/$name: /" | tee -a "$OUT/log.txt"

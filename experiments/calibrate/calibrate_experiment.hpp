@@ -1,7 +1,7 @@
-// `sparksim calibrate`: fits Sequential Temperature Scaling to a drafter's confidences, from an
-// acceptance log or from a simulation run for the purpose, and reports ECE, ROC-AUC and Brier
-// per position before and after, on requests held out of the fit. The temperatures go to a file
-// that `--acceptance calibrated:sts=PATH` loads.
+// `sparksim calibrate confidence`: fits Sequential Temperature Scaling to a drafter's confidences,
+// from an acceptance log or from a simulation run for the purpose, and reports ECE, ROC-AUC and
+// Brier per position before and after, on requests held out of the fit. The temperatures go to a
+// file that `--acceptance calibrated:sts=PATH` loads.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +32,7 @@ struct CalibrateResult {
 // Validates (InputError listing every problem), fits, writes `out_path` atomically.
 CalibrateResult run_calibration(const CalibrateOptions& options);
 
-// The per-position table `sparksim calibrate` prints.
+// The per-position table `sparksim calibrate confidence` prints.
 std::string format_calibration(const CalibrateResult& result);
 
 }  // namespace sparksim

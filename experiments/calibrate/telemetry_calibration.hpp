@@ -1,7 +1,8 @@
 // Telemetry calibration, end to end: fit a profile to a deployed MTP-1 baseline's curve
 // (profiles/moe/telemetry_fit.hpp), then simulate that baseline on the fitted profile at every
 // telemetry point (closed loop, concurrency per GPU = the point's) and report how far the
-// simulated curve is from the measured one. `sparksim fit-telemetry` prints and writes this.
+// simulated curve is from the measured one. `sparksim profile telemetry` prints and writes
+// this.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
-// `sparksim calibrate-fit` and `sparksim calibrate-fidelity`: the fitting and comparing halves
-// of the kernel calibration pipeline (the measuring half is kernels/'s
+// `sparksim calibrate kernels-fit` and `sparksim calibrate kernels-fidelity`: the fitting and
+// comparing halves of the kernel calibration pipeline (the measuring half is kernels/'s
 // sparksim_calibrate_kernels, which runs where the backend is). scripts/calibrate_cpu.sh chains
-// sweep -> calibrate-fit -> run --write-steps -> replay -> calibrate-fidelity.
+// sweep -> calibrate kernels-fit -> run --write-steps -> replay -> calibrate kernels-fidelity.
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -28,12 +28,12 @@ std::string today() {
 
 }  // namespace
 
-void add_calibrate_kernels_commands(CLI::App& app) {
+void add_calibrate_kernels_commands(CLI::App& calibrate) {
   auto fit = std::make_shared<MeasuredFitInputs>();
   auto out_profile = std::make_shared<std::string>();
   auto out_report = std::make_shared<std::string>();
-  CLI::App* f = app.add_subcommand(
-      "calibrate-fit",
+  CLI::App* f = calibrate.add_subcommand(
+      "kernels-fit",
       "fit a measured profile (provenance \"measured\") from a sparksim_calibrate_kernels sweep");
   f->add_option("--sweep", fit->sweep_csv, "the sweep CSV")->required();
   f->add_option("--info", fit->info_path, "the sweep's info file (device, shape, host overhead)")
@@ -59,13 +59,13 @@ void add_calibrate_kernels_commands(CLI::App& app) {
   auto fit_report = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   auto max_mape = std::make_shared<double>(0);
-  CLI::App* c = app.add_subcommand(
-      "calibrate-fidelity",
+  CLI::App* c = calibrate.add_subcommand(
+      "kernels-fidelity",
       "compare a run's predicted step times (run --write-steps) with the same steps replayed on "
       "the backend; writes fidelity.json");
   c->add_option("--steps", *steps, "the run's steps.csv")->required();
   c->add_option("--replay", *replay, "sparksim_calibrate_kernels replay output")->required();
-  c->add_option("--fit-report", *fit_report, "calibrate-fit --report output, embedded");
+  c->add_option("--fit-report", *fit_report, "calibrate kernels-fit --report output, embedded");
   c->add_option("--out", *out, "fidelity JSON to write")->required();
   c->add_option("--max-step-mape", *max_mape,
                 "exit 1 (after writing) when step_mape exceeds this percentage (0 = no gate)");
@@ -86,7 +86,8 @@ void add_calibrate_kernels_commands(CLI::App& app) {
         j["throughput_error_pct"].get<double>(), j.value("tpot_error_pct", 0.0),
         j["replay_noise_median_iqr_over_median"].get<double>());
     if (*max_mape > 0 && j["step_mape"].get<double>() > *max_mape) {
-      std::fprintf(stderr, "calibrate-fidelity: step_mape above the gate of %.1f%%\n", *max_mape);
+      std::fprintf(stderr, "calibrate kernels-fidelity: step_mape above the gate of %.1f%%\n",
+                   *max_mape);
       throw CommandExit{1};
     }
   });

@@ -1,36 +1,26 @@
-// sparksim entry point: builds the subcommand tree and maps failures to exit codes:
-// 0 success, 2 usage/configuration/input errors (nothing simulated, no output left), 1 runtime.
+// sparksim entry point: builds the command tree, rewrites a deprecated spelling, parses and maps
+// failures to exit codes: 0 success, 2 usage/configuration/input errors (nothing simulated, no
+// output left), 1 runtime, 3 a command's own verdict (`sparksim lossless`: distorted).
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "common/input_error.hpp"
+#include "experiments/cli/command_tree.hpp"
 #include "experiments/cli/commands.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"sparksim: discrete-event simulator of LLM serving with speculative decoding"};
   app.require_subcommand(1);
-  sparksim::cli::add_run_command(app);
-  sparksim::cli::add_profile_analytic_command(app);
-  sparksim::cli::add_profile_command(app);
-  sparksim::cli::add_profile_moe_command(app);
-  sparksim::cli::add_profile_measured_db_command(app);
-  sparksim::cli::add_recalibrate_analytic_command(app);
-  sparksim::cli::add_step_time_command(app);
-  sparksim::cli::add_policies_command(app);
-  sparksim::cli::add_calibrate_command(app);
-  sparksim::cli::add_fit_telemetry_command(app);
-  sparksim::cli::add_heterogeneity_command(app);
-  sparksim::cli::add_calibrate_kernels_commands(app);
-  sparksim::cli::add_pareto_command(app);
-  sparksim::cli::add_merge_command(app);
-  sparksim::cli::add_slo_command(app);
-  sparksim::cli::add_v4_topologies_command(app);
-  sparksim::cli::add_plan_command(app);
-  sparksim::cli::add_cluster_command(app);
-  sparksim::cli::add_lossless_command(app);
-  sparksim::cli::add_validate_command(app);
+  sparksim::cli::build_command_tree(app);
+  // Owns the strings that `words` points into for the whole parse.
+  const std::vector<std::string> args = sparksim::cli::replace_deprecated_spelling(argc, argv);
+  std::vector<const char*> words;
+  words.reserve(args.size());
+  for (const std::string& a : args) words.push_back(a.c_str());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(words.size()), words.data());
   } catch (const sparksim::cli::CommandExit& e) {
     return e.code;
   } catch (const CLI::ParseError& e) {

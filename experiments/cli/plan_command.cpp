@@ -14,7 +14,7 @@ void add_plan_command(CLI::App& app) {
   auto o = std::make_shared<PlanOptions>();
   auto quiet = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
-      "plan", "capacity planning: minimum replicas per policy that serve a trace within an SLO");
+      "plan", "plan capacity: the fewest replicas per policy that serve a trace within an SLO");
   RunOptions& r = o->run;
   add_workload_options(*cmd, r, ClosedLoop::kNotOffered);
   add_profile_option(*cmd, r, "profile JSON of one replica (or --topologies / --topology-profile)");

@@ -1,4 +1,4 @@
-// `sparksim profile-analytic`: writes the analytic (roofline) profile of one target on one GPU,
+// `sparksim profile analytic`: writes the analytic (roofline) profile of one target on one GPU,
 // the stand-in for a measured profile where no GPU run exists. The committed files under
 // profiles/analytic/ come from this command (exact invocations in profiles/README.md). With
 // --constants it uses roofline constants fitted to the measured-db database instead of the
@@ -70,19 +70,18 @@ void run_profile_analytic(const ProfileAnalyticOptions& o) {
 
 }  // namespace
 
-void add_profile_analytic_command(CLI::App& app) {
+void add_profile_analytic_command(CLI::App& profile) {
   auto options = std::make_shared<ProfileAnalyticOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "profile-analytic",
-      "Write an ANALYTIC (roofline, not measured) profile of a target model on a GPU");
-  cmd->add_option("--shapes", options->shapes_path, "Model and GPU shapes (JSON)")
+  CLI::App* cmd = profile.add_subcommand(
+      "analytic", "write an ANALYTIC (roofline, not measured) profile of a target model on a GPU");
+  cmd->add_option("--shapes", options->shapes_path, "model and GPU shapes (JSON)")
       ->capture_default_str();
   cmd->add_option("--gpu", options->gpu, "GPU: h100 or h200 (keys of the shapes file's gpus)")
       ->required();
-  cmd->add_option("--target", options->target, "Target model, e.g. qwen3-8b")->required();
-  cmd->add_option("--out", options->out_path, "Profile JSON to write (atomically)")->required();
+  cmd->add_option("--target", options->target, "target model, e.g. qwen3-8b")->required();
+  cmd->add_option("--out", options->out_path, "profile JSON to write (atomically)")->required();
   cmd->add_option("--constants", options->constants_path,
-                  "Roofline constants fitted to the database (sparksim recalibrate-analytic "
+                  "roofline constants fitted to the database (sparksim calibrate roofline "
                   "--write; e.g. profiles/analytic/roofline-constants-fitted-aic.json); default: "
                   "the built-in r1 constants");
   add_provenance_options(*cmd, options->date, options->git_sha);

@@ -1,9 +1,9 @@
-// `sparksim profile`: the measured profiler's entry point. Measuring runs the project's CUDA
-// kernels, which live in kernels/ and its own binaries (sparksim_kernel_check, and the sweep when
-// it exists): the simulator binary links no CUDA library, because loading cuBLAS costs every
+// `sparksim profile kernels`: the measured profiler's entry point. Measuring runs the project's
+// CUDA kernels, which live in kernels/ and its own binaries (sparksim_kernel_check, and the sweep
+// when it exists): the simulator binary links no CUDA library, because loading cuBLAS costs every
 // simulation about 0.3 s and 250 MB of resident memory at start-up for nothing. So this command
 // validates its arguments (a typo is reported the same way on every machine), then says where the
-// GPU work runs, writes nothing and exits 2. `sparksim profile-analytic` writes a roofline
+// GPU work runs, writes nothing and exits 2. `sparksim profile analytic` writes a roofline
 // estimate labelled analytic instead.
 #include <cstdio>
 #include <memory>
@@ -36,31 +36,32 @@ void run_profile(const ProfileOptions& o) {
   std::string name;
   while (std::getline(list, name, ',')) parse_drafter(name);
 
-  std::fprintf(stderr,
-               "sparksim profile: needs a CUDA GPU and the CUDA build of kernels/; nothing was "
-               "written to %s.\n"
-               "On a GPU machine, build/kernels/sparksim_kernel_check checks every kernel against "
-               "its CPU reference; the measurement sweep that writes a profile is not implemented "
-               "yet.\n"
-               "`sparksim profile-analytic` writes a roofline estimate labelled analytic.\n",
-               o.out_path.c_str());
+  std::fprintf(
+      stderr,
+      "sparksim profile kernels: needs a CUDA GPU and the CUDA build of kernels/; nothing was "
+      "written to %s.\n"
+      "On a GPU machine, build/kernels/sparksim_kernel_check checks every kernel against "
+      "its CPU reference; the measurement sweep that writes a profile is not implemented "
+      "yet.\n"
+      "`sparksim profile analytic` writes a roofline estimate labelled analytic.\n",
+      o.out_path.c_str());
   throw CommandExit{2};
 }
 
 }  // namespace
 
-void add_profile_command(CLI::App& app) {
+void add_profile_kernels_command(CLI::App& profile) {
   auto options = std::make_shared<ProfileOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "profile",
-      "Measure a profile by running the CUDA kernels. NEEDS A GPU: without a CUDA device it "
-      "writes nothing and exits 2 (see profile-analytic)");
-  cmd->add_option("--target", options->target, "Target model: qwen3-4b, qwen3-8b or qwen3-14b")
+  CLI::App* cmd = profile.add_subcommand(
+      "kernels",
+      "measure a profile by running the project's CUDA kernels; NEEDS A GPU: without a CUDA "
+      "device it writes nothing and exits 2 (see profile analytic)");
+  cmd->add_option("--target", options->target, "target model: qwen3-4b, qwen3-8b or qwen3-14b")
       ->required();
-  cmd->add_option("--drafters", options->drafters, "Comma-separated drafters to time")
+  cmd->add_option("--drafters", options->drafters, "comma-separated drafters to time")
       ->capture_default_str();
   cmd->add_option("--out", options->out_path,
-                  "Profile JSON to write, e.g. profiles/measured/<gpu>/<target>.json")
+                  "profile JSON to write, e.g. profiles/measured/<gpu>/<target>.json")
       ->required();
   cmd->callback([options] { run_profile(*options); });
 }

@@ -1,4 +1,4 @@
-// `sparksim profile-measured-db`: composes a profile of one target on one GPU from the measured
+// `sparksim profile measured-db`: composes a profile of one target on one GPU from the measured
 // kernel-latency database in profiles/data/aic (aiconfigurator, vLLM 0.24.0), writes it, and
 // prints the fit: coefficients, held-out error by region, drafter fits, and the analytic
 // generator's error against the same compositions. The committed files under
@@ -92,19 +92,19 @@ void run(const ProfileMeasuredDbOptions& o) {
 
 }  // namespace
 
-void add_profile_measured_db_command(CLI::App& app) {
+void add_profile_measured_db_command(CLI::App& profile) {
   auto options = std::make_shared<ProfileMeasuredDbOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "profile-measured-db",
-      "Compose a MEASURED-DB profile from a public kernel-latency database and report its fit");
-  cmd->add_option("--database", options->database_dir, "Database folder (with database.json)")
+  CLI::App* cmd = profile.add_subcommand(
+      "measured-db",
+      "compose a MEASURED-DB profile from a public kernel-latency database and report its fit");
+  cmd->add_option("--database", options->database_dir, "database folder (with database.json)")
       ->capture_default_str();
-  cmd->add_option("--shapes", options->shapes_path, "Model and GPU shapes (JSON)")
+  cmd->add_option("--shapes", options->shapes_path, "model and GPU shapes (JSON)")
       ->capture_default_str();
   cmd->add_option("--gpu", options->gpu, "GPU as the database names it: h100-sxm or h200-sxm")
       ->required();
-  cmd->add_option("--target", options->target, "Dense target model, e.g. qwen3-8b")->required();
-  cmd->add_option("--out", options->out_path, "Profile JSON to write (atomically)")->required();
+  cmd->add_option("--target", options->target, "dense target model, e.g. qwen3-8b")->required();
+  cmd->add_option("--out", options->out_path, "profile JSON to write (atomically)")->required();
   add_provenance_options(*cmd, options->date, options->git_sha);
   cmd->callback([options] { run(*options); });
 }

@@ -1,4 +1,4 @@
-// `sparksim profile-moe`: writes the profile of a DeepSeek-V4 replica GPU (or tensor-parallel
+// `sparksim profile moe`: writes the profile of a DeepSeek-V4 replica GPU (or tensor-parallel
 // replica) from the MoE step model: target, GPU, topology (dep<N> / tp<N>), expert format,
 // imbalance, two-batch overlap. Refuses, before writing anything, topologies that do not fit.
 #include <cstdio>
@@ -127,11 +127,11 @@ void run_profile_moe(const ProfileMoeOptions& o) {
 
 }  // namespace
 
-void add_profile_moe_command(CLI::App& app) {
+void add_profile_moe_command(CLI::App& profile) {
   auto o = std::make_shared<ProfileMoeOptions>();
-  CLI::App* cmd = app.add_subcommand("profile-moe",
-                                     "Write a DeepSeek-V4 replica profile: the ANALYTIC step "
-                                     "model, or MEASURED-DB rows with --measured-db");
+  CLI::App* cmd = profile.add_subcommand("moe",
+                                         "write a DeepSeek-V4 replica profile: the ANALYTIC step "
+                                         "model, or MEASURED-DB rows with --measured-db");
   cmd->add_option("--target", o->target, "deepseek-v4-flash or deepseek-v4-pro")->required();
   cmd->add_option("--gpu", o->gpu, "h100 or h200")->required();
   cmd->add_option("--topology", o->topology,
@@ -159,7 +159,7 @@ void add_profile_moe_command(CLI::App& app) {
   cmd->add_option("--planned-requests", o->planned_requests,
                   "requests per attention rank whose sliding-window KV is reserved")
       ->capture_default_str();
-  cmd->add_option("--out", o->out_path, "Profile JSON to write (atomically)")->required();
+  cmd->add_option("--out", o->out_path, "profile JSON to write (atomically)")->required();
   add_provenance_options(*cmd, o->date, o->git_sha);
   cmd->callback([o] { run_profile_moe(*o); });
 }

@@ -9,8 +9,8 @@ namespace sparksim::cli {
 
 void add_provenance_options(CLI::App& cmd, std::string& date, std::string& git_sha) {
   cmd.add_option("--date", date,
-                 "Provenance date YYYY-MM-DD (default: today, UTC); fix it to reproduce a file");
-  cmd.add_option("--git-sha", git_sha, "Provenance git revision")->capture_default_str();
+                 "provenance date YYYY-MM-DD (default: today, UTC); fix it to reproduce a file");
+  cmd.add_option("--git-sha", git_sha, "provenance git revision")->capture_default_str();
 }
 
 std::string date_or_today(const std::string& date) {

@@ -1,6 +1,7 @@
-// The provenance options every profile-writing subcommand shares (profile-analytic,
-// profile-measured-db, profile-moe, fit-telemetry): `--date` and `--git-sha`, declared once so a
-// written profile's provenance is set the same way by each, and reproducible when both are fixed.
+// The provenance options every profile-writing command shares (`profile analytic`, `measured-db`,
+// `moe`, `telemetry`, `calibrate roofline`'s constants, `plan`'s composed profiles): `--date` and
+// `--git-sha`, declared once so a written file's provenance is set the same way by each, and
+// reproducible when both are fixed.
 #pragma once
 
 #include <string>

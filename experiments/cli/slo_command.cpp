@@ -13,7 +13,8 @@ void add_slo_command(CLI::App& app) {
   auto percentile = std::make_shared<double>(50);
   auto quiet = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
-      "slo", "interactivity tiers: best throughput per GPU meeting each tier, vs the baseline");
+      "slo",
+      "find the best throughput per GPU that meets each interactivity tier, vs the baseline");
   cmd->add_option("--config", o->config_path, "sweep config to simulate");
   cmd->add_option("--points", o->points_dir,
                   "reuse a finished `sparksim pareto`/`merge` output directory instead");

@@ -83,7 +83,7 @@ void run(const StepTimeOptions& o) {
 void add_step_time_command(CLI::App& app) {
   auto o = std::make_shared<StepTimeOptions>();
   CLI::App* cmd =
-      app.add_subcommand("step-time", "Print a profile's step time (ms) for one batch, by term");
+      app.add_subcommand("step-time", "print a profile's step time (ms) for one batch, by term");
   cmd->add_option("--profile", o->profile_path, "Profile JSON")->required();
   cmd->add_option("--requests", o->requests, "R: decode requests in the step")->required();
   cmd->add_option("--context", o->context, "L: context tokens of each request")->required();

@@ -14,8 +14,8 @@ void add_v4_topologies_command(CLI::App& app) {
   auto quiet = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
       "v4-topologies",
-      "DeepSeek-V4: one comparison on every topology (GPU x EP x overlap x routing), tier gains "
-      "as median [range]");
+      "run one DeepSeek-V4 comparison on every topology (GPU x EP x overlap x routing) and report "
+      "tier gains as median [range]");
   cmd->add_option("--config", o->config_path, "sparksim.v4-topologies/1 config")->required();
   cmd->add_option("--out", o->out_dir, "output directory")->required();
   cmd->add_option("--jobs", o->jobs, "worker threads (default: every hardware thread)");

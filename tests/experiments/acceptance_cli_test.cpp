@@ -1,7 +1,7 @@
 // Acceptance models through the real binary: a run replayed from its own acceptance log
-// reproduces its summary exactly; `sparksim calibrate` fits STS from a simulated run and from a
-// log; a Spec-Bench replay drives a run; `sparksim heterogeneity` prints its comparison; bad
-// acceptance input exits 2 with `path:line`.
+// reproduces its summary exactly; `sparksim calibrate confidence` fits STS from a simulated run
+// and from a log; a Spec-Bench replay drives a run; `sparksim calibrate heterogeneity` prints its
+// comparison; bad acceptance input exits 2 with `path:line`.
 #include <catch2/catch.hpp>
 
 #include "cli_harness.hpp"
@@ -67,11 +67,11 @@ TEST_CASE("replaying a run's acceptance log under the same policy reproduces its
   fs::remove_all(dir);
 }
 
-TEST_CASE("calibrate fits STS on a simulated run and on a log: held-out ECE <= 1.5%") {
+TEST_CASE("calibrate confidence fits STS on a simulated run and on a log: held-out ECE <= 1.5%") {
   const auto dir = scratch_dir("acceptance_calibrate");
   const std::string sts = (dir / "sts.json").string();
   const auto fitted = run_cli(
-      "calibrate --trace traces/azure_conv_2023.csv --max-requests 1500 "
+      "calibrate confidence --trace traces/azure_conv_2023.csv --max-requests 1500 "
       "--profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 "
       "--out " +
           sts,
@@ -103,8 +103,9 @@ TEST_CASE("calibrate fits STS on a simulated run and on a log: held-out ECE <= 1
       dir);
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  const auto again =
-      run_cli("calibrate --acceptance-log " + log + " --out " + (dir / "sts2.json").string(), dir);
+  const auto again = run_cli(
+      "calibrate confidence --acceptance-log " + log + " --out " + (dir / "sts2.json").string(),
+      dir);
   INFO(again.output);
   REQUIRE(again.exit_code == 0);
   const auto j2 = read_json(dir / "sts2.json");
@@ -116,7 +117,7 @@ TEST_CASE("calibrate fits STS on a simulated run and on a log: held-out ECE <= 1
 TEST_CASE("a Spec-Bench replay drives a run with EAGLE's recorded acceptance") {
   const auto dir = scratch_dir("acceptance_specbench");
   const std::string trace = (dir / "specbench.csv").string();
-  const auto het = run_cli("heterogeneity --replicas 2 --write-trace " + trace, dir);
+  const auto het = run_cli("calibrate heterogeneity --replicas 2 --write-trace " + trace, dir);
   INFO(het.output);
   REQUIRE(het.exit_code == 0);
   CHECK_THAT(het.output, Catch::Contains("| translation | chat | 80 |") &&
@@ -186,8 +187,9 @@ TEST_CASE("bad acceptance input exits 2 with path:line and writes nothing") {
              (dir / "never.csv").string(),
          "no curve for domain");
   CHECK_FALSE(fs::exists(dir / "never.csv"));
-  const auto calibrate = run_cli(
-      "calibrate --acceptance-log " + bad_p + " --out " + (dir / "sts_out.json").string(), dir);
+  const auto calibrate = run_cli("calibrate confidence --acceptance-log " + bad_p + " --out " +
+                                     (dir / "sts_out.json").string(),
+                                 dir);
   CHECK(calibrate.exit_code == 2);
   CHECK_THAT(calibrate.output, Catch::Contains(bad_p + ":3:"));
   CHECK_FALSE(fs::exists(dir / "sts_out.json"));

@@ -63,7 +63,8 @@ std::string synthetic_sweep() {
 
 }  // namespace
 
-TEST_CASE("calibrate-fit recovers the generating coefficients and labels the profile measured") {
+TEST_CASE(
+    "calibrate kernels-fit recovers the generating coefficients and labels the profile measured") {
   const auto dir = scratch_dir("calib_fit");
   write(dir / "sweep.csv", synthetic_sweep());
   write(dir / "info.txt", kInfo);
@@ -119,7 +120,7 @@ TEST_CASE("calibrate-fit recovers the generating coefficients and labels the pro
   CHECK(read_json(dir / "profile.json")["draft"].size() == 3);
 }
 
-TEST_CASE("calibrate-fit stops at the bad row with path:line") {
+TEST_CASE("calibrate kernels-fit stops at the bad row with path:line") {
   const auto dir = scratch_dir("calib_fit_bad");
   std::string sweep = synthetic_sweep();
   sweep += "verify,v,1,0,1,0,10,10,0,-5,0.01,3\n";
@@ -136,7 +137,7 @@ TEST_CASE("calibrate-fit stops at the bad row with path:line") {
   }
 }
 
-TEST_CASE("calibrate-fit refuses an mtp1 row drafting more than one token") {
+TEST_CASE("calibrate kernels-fit refuses an mtp1 row drafting more than one token") {
   const auto dir = scratch_dir("calib_fit_mtp1");
   std::string sweep = synthetic_sweep();
   sweep += "mtp1,m,2,2,0,0,40,0,0,30,0.01,3\n";
@@ -149,7 +150,8 @@ TEST_CASE("calibrate-fit refuses an mtp1 row drafting more than one token") {
                                                   Catch::Contains("gamma must be 1"));
 }
 
-TEST_CASE("calibrate-fit leaves a drafter with too few points out of the profile and says so") {
+TEST_CASE(
+    "calibrate kernels-fit leaves a drafter with too few points out of the profile and says so") {
   const auto dir = scratch_dir("calib_fit_few");
   std::string sweep = synthetic_sweep();
   sweep += "dflash,f,1,2,0,0,40,0,0,30,0.01,3\ndflash,f,2,2,0,0,80,0,0,40,0.01,3\n";

@@ -45,6 +45,28 @@ inline CliResult run_cli(const std::string& args, const std::filesystem::path& s
   return result;
 }
 
+// stdout and stderr kept apart, for tests that hold stdout to byte equality while stderr may
+// differ (a deprecated spelling's warning).
+struct CliStreams {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline CliStreams run_cli_streams(const std::string& args, const std::filesystem::path& scratch) {
+  const auto out = scratch / "cli_stdout.txt";
+  const auto err = scratch / "cli_stderr.txt";
+  const std::string command = std::string("cd '") + SPARKSIM_SOURCE_DIR + "' && '" +
+                              SPARKSIM_BINARY + "' " + args + " > '" + out.string() + "' 2> '" +
+                              err.string() + "'";
+  const int status = std::system(command.c_str());
+  CliStreams result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = read_file(out);
+  result.err = read_file(err);
+  return result;
+}
+
 inline nlohmann::json read_json(const std::filesystem::path& path) {
   return nlohmann::json::parse(read_file(path));
 }

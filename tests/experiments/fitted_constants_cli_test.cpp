@@ -1,7 +1,7 @@
-// Fitted roofline constants through the real binary (issue 17 item 6): `profile-analytic
+// Fitted roofline constants through the real binary (issue 17 item 6): `profile analytic
 // --constants F` writes exactly the profile make_analytic_profile gives with F's constants
 // passed directly (only its tool and notes say more), a bad F exits 2 with `path:line` and writes
-// nothing, and the bundled fitted file is what `recalibrate-analytic --write` regenerates.
+// nothing, and the bundled fitted file is what `calibrate roofline --write` regenerates.
 #include <filesystem>
 #include <fstream>
 
@@ -41,7 +41,7 @@ FittedRooflineConstants odd_constants() {
   return f;
 }
 
-TEST_CASE("profile-analytic --constants gives the generator's profile with those constants",
+TEST_CASE("profile analytic --constants gives the generator's profile with those constants",
           "[cli][fitted_constants]") {
   const fs::path dir = scratch_dir("fitted_constants_profile");
   const FittedRooflineConstants f = odd_constants();
@@ -49,7 +49,7 @@ TEST_CASE("profile-analytic --constants gives the generator's profile with those
   write_fitted_roofline_constants(f, constants);
   const fs::path out = dir / "h100-qwen3-8b.json";
   const CliResult r = run_cli(
-      "profile-analytic --gpu h100 --target qwen3-8b --date 2026-11-25 --git-sha t1 "
+      "profile analytic --gpu h100 --target qwen3-8b --date 2026-11-25 --git-sha t1 "
       "--constants '" +
           constants + "' --out '" + out.string() + "'",
       dir);
@@ -88,7 +88,7 @@ TEST_CASE("profile-analytic --constants gives the generator's profile with those
   fs::remove_all(dir);
 }
 
-TEST_CASE("profile-analytic rejects a bad constants file with path:line and writes nothing",
+TEST_CASE("profile analytic rejects a bad constants file with path:line and writes nothing",
           "[cli][fitted_constants]") {
   const fs::path dir = scratch_dir("fitted_constants_bad");
   const std::string good = format_fitted_roofline_constants(odd_constants());
@@ -100,7 +100,7 @@ TEST_CASE("profile-analytic rejects a bad constants file with path:line and writ
     const std::string path = (dir / "bad.json").string();
     std::ofstream(path) << text;
     const fs::path out = dir / "never.json";
-    const CliResult r = run_cli("profile-analytic --gpu h100 --target qwen3-8b --constants '" +
+    const CliResult r = run_cli("profile analytic --gpu h100 --target qwen3-8b --constants '" +
                                     path + "' --out '" + out.string() + "'",
                                 dir);
     INFO(r.output);
@@ -118,14 +118,14 @@ TEST_CASE("profile-analytic rejects a bad constants file with path:line and writ
   fs::remove_all(dir);
 }
 
-TEST_CASE("the bundled fitted constants are what recalibrate-analytic --write regenerates",
+TEST_CASE("the bundled fitted constants are what calibrate roofline --write regenerates",
           "[cli][fitted_constants]") {
   const fs::path dir = scratch_dir("fitted_constants_regenerate");
   const nlohmann::json bundled = read_json(fs::path(kSource) / kBundled);
   const std::string date = bundled["provenance"]["date"];
   const std::string sha = bundled["provenance"]["git_sha"];
   const fs::path out = dir / "fitted.json";
-  const CliResult r = run_cli("recalibrate-analytic --date " + date + " --git-sha '" + sha +
+  const CliResult r = run_cli("calibrate roofline --date " + date + " --git-sha '" + sha +
                                   "' --write '" + out.string() + "'",
                               dir);
   INFO(r.output);
@@ -134,7 +134,7 @@ TEST_CASE("the bundled fitted constants are what recalibrate-analytic --write re
   // A bad --date stops before the fit and writes nothing.
   const fs::path never = dir / "never.json";
   const CliResult bad =
-      run_cli("recalibrate-analytic --date 25/11/2026 --write '" + never.string() + "'", dir);
+      run_cli("calibrate roofline --date 25/11/2026 --write '" + never.string() + "'", dir);
   CHECK(bad.exit_code == 2);
   CHECK_FALSE(fs::exists(never));
   fs::remove_all(dir);

@@ -1,7 +1,8 @@
-// DeepSeek-V4 commands through the real binary: `profile-moe` and `fit-telemetry` on the issue's
-// bad inputs (unknown topology, expert-parallel size not dividing the experts, a topology that
-// does not fit, telemetry with fewer than three points or non-monotone concurrency) exit 2 with
-// the problem named and write nothing; a good profile-moe run writes a profile that `run` uses.
+// DeepSeek-V4 commands through the real binary: `profile moe` and `profile telemetry` on the
+// issue's bad inputs (unknown topology, expert-parallel size not dividing the experts, a topology
+// that does not fit, telemetry with fewer than three points or non-monotone concurrency) exit 2
+// with the problem named and write nothing; a good `profile moe` run writes a profile that `run`
+// uses.
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -35,10 +36,10 @@ void check_refusals(const std::string& base, const std::vector<Refusal>& cases,
   }
 }
 
-TEST_CASE("profile-moe refuses bad topologies with exit 2 and writes nothing", "[cli][moe]") {
+TEST_CASE("profile moe refuses bad topologies with exit 2 and writes nothing", "[cli][moe]") {
   const auto dir = scratch_dir("moe_bad_topology");
   const auto out = dir / "out" / "v4.json";
-  const std::string base = "profile-moe --gpu h200 --out '" + out.string() + "' ";
+  const std::string base = "profile moe --gpu h200 --out '" + out.string() + "' ";
   check_refusals(
       base,
       {
@@ -53,11 +54,11 @@ TEST_CASE("profile-moe refuses bad topologies with exit 2 and writes nothing", "
       dir);
 }
 
-TEST_CASE("profile-moe writes a per-GPU profile that sparksim run simulates", "[cli][moe]") {
+TEST_CASE("profile moe writes a per-GPU profile that sparksim run simulates", "[cli][moe]") {
   const auto dir = scratch_dir("moe_profile_run");
   const auto profile = dir / "flash.json";
   const CliResult made = run_cli(
-      "profile-moe --target deepseek-v4-flash --gpu h100 --topology "
+      "profile moe --target deepseek-v4-flash --gpu h100 --topology "
       "dep16 --expert-format fp4 --two-batch-overlap --out '" +
           profile.string() + "'",
       dir);
@@ -80,7 +81,7 @@ TEST_CASE("profile-moe writes a per-GPU profile that sparksim run simulates", "[
   CHECK(summary["requests_completed"].get<int>() > 0);
 }
 
-TEST_CASE("fit-telemetry refuses bad telemetry with exit 2 and writes nothing", "[cli][moe]") {
+TEST_CASE("profile telemetry refuses bad telemetry with exit 2 and writes nothing", "[cli][moe]") {
   const auto dir = scratch_dir("moe_bad_telemetry");
   const auto out = dir / "out" / "t.json";
   const std::string head =
@@ -107,9 +108,9 @@ TEST_CASE("fit-telemetry refuses bad telemetry with exit 2 and writes nothing", 
       {"frontier.json", "frontier.json:9:"},
   };
   for (const Case& c : cases) {
-    const CliResult r = run_cli(
-        "fit-telemetry --telemetry '" + (dir / c.file).string() + "' --out '" + out.string() + "'",
-        dir);
+    const CliResult r = run_cli("profile telemetry --telemetry '" + (dir / c.file).string() +
+                                    "' --out '" + out.string() + "'",
+                                dir);
     INFO(c.file << "\n" << r.output);
     CHECK(r.exit_code == 2);
     CHECK(r.output.find(c.message) != std::string::npos);
@@ -120,12 +121,12 @@ TEST_CASE("fit-telemetry refuses bad telemetry with exit 2 and writes nothing", 
   }
 }
 
-TEST_CASE("profile-moe --measured-db refuses what the database cannot compose, exit 2",
+TEST_CASE("profile moe --measured-db refuses what the database cannot compose, exit 2",
           "[cli][moe]") {
   const auto dir = scratch_dir("moe_measured_db_bad");
   const auto out = dir / "out" / "v4.json";
   const std::string base =
-      "profile-moe --gpu h200 --target deepseek-v4-flash --measured-db "
+      "profile moe --gpu h200 --target deepseek-v4-flash --measured-db "
       "profiles/data/aic --out '" +
       out.string() + "' ";
   check_refusals(

@@ -45,10 +45,10 @@ TEST_CASE("plan refuses V4-Flash topologies that do not fit an H100 and picks de
   CHECK(t.integer(1, t.column("engines")) == 8);  // eight attention data-parallel ranks
   CHECK(t.cell(2, t.column("status")) == "more_gpus");
   CHECK(t.cell(2, t.column("why")) == "1 x dep16 = 16 GPUs > 8 (dep8)");
-  // The composed profile is exactly what profile-moe writes for that topology.
+  // The composed profile is exactly what profile moe writes for that topology.
   CHECK_FALSE(fs::exists(dir / "plan" / "profiles" / "dep4.json"));
   const CliResult made = run_cli(
-      "profile-moe --target deepseek-v4-flash --gpu h100 --topology dep8 --date 2026-11-25 "
+      "profile moe --target deepseek-v4-flash --gpu h100 --topology dep8 --date 2026-11-25 "
       "--git-sha abc --out '" +
           (dir / "dep8.json").string() + "'",
       dir);

@@ -1,4 +1,4 @@
-// `sparksim fit-telemetry`: fits a per-GPU DeepSeek-V4 profile to a deployed MTP-1 baseline's
+// `sparksim profile telemetry`: fits a per-GPU DeepSeek-V4 profile to a deployed MTP-1 baseline's
 // measured curve, simulates the baseline on it at every telemetry point, prints the points with
 // their errors and writes the profile (provenance "telemetry") and, optionally, the report CSV.
 // Bad telemetry or options stop with exit 2 before anything is simulated or written.
@@ -62,15 +62,15 @@ void run_fit_telemetry(FitTelemetryCommandOptions o) {
 
 }  // namespace
 
-void add_fit_telemetry_command(CLI::App& app) {
+void add_profile_telemetry_command(CLI::App& profile) {
   auto o = std::make_shared<FitTelemetryCommandOptions>();
   o->calibration.git_sha = sparksim_git_sha();
-  CLI::App* cmd = app.add_subcommand(
-      "fit-telemetry",
-      "Fit a DeepSeek-V4 per-GPU profile to a deployed MTP-1 baseline's measured curve");
-  cmd->add_option("--telemetry", o->telemetry_path, "Telemetry JSON (sparksim.telemetry/1)")
+  CLI::App* cmd = profile.add_subcommand(
+      "telemetry",
+      "fit a DeepSeek-V4 per-GPU profile to a deployed MTP-1 baseline's measured curve");
+  cmd->add_option("--telemetry", o->telemetry_path, "telemetry JSON (sparksim.telemetry/1)")
       ->required();
-  cmd->add_option("--out", o->out_path, "Profile JSON to write (provenance telemetry)")->required();
+  cmd->add_option("--out", o->out_path, "profile JSON to write (provenance telemetry)")->required();
   cmd->add_option("--report", o->report_path, "CSV of the points, fitted and simulated");
   cmd->add_option("--reference-gpu", o->calibration.reference_gpu,
                   "GPU of the analytic reference (memory, drafter shapes)")
@@ -83,9 +83,9 @@ void add_fit_telemetry_command(CLI::App& app) {
                   "curves entering the fit: both, concurrency or frontier (all are simulated)")
       ->capture_default_str();
   cmd->add_option("--duration-s", o->calibration.duration_s,
-                  "Simulated seconds per telemetry point")
+                  "simulated seconds per telemetry point")
       ->capture_default_str();
-  cmd->add_option("--seed", o->calibration.seed, "Simulation seed")->capture_default_str();
+  cmd->add_option("--seed", o->calibration.seed, "simulation seed")->capture_default_str();
   add_provenance_options(*cmd, o->calibration.date, o->calibration.git_sha);
   cmd->callback([o] { run_fit_telemetry(*o); });
 }

@@ -1,8 +1,8 @@
-// `sparksim heterogeneity`: the calibrated model's per-request and per-step spread against the
-// Spec-Bench EAGLE / Vicuna-7B acceptance data (per-category p10/p50/p90 of per-request τ, lag-1
-// autocorrelation, per-step accepted-length histogram), optionally refitting the heterogeneity
-// parameters by grid search; can also write the Spec-Bench requests as a native CSV trace for
-// `sparksim run --acceptance-log`.
+// `sparksim calibrate heterogeneity`: the calibrated model's per-request and per-step spread
+// against the Spec-Bench EAGLE / Vicuna-7B acceptance data (per-category p10/p50/p90 of per-request
+// τ, lag-1 autocorrelation, per-step accepted-length histogram), optionally refitting the
+// heterogeneity parameters by grid search; can also write the Spec-Bench requests as a native CSV
+// trace for `sparksim run --acceptance-log`.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -94,10 +94,10 @@ void write_trace(const SpecBenchData& data, const HeterogeneityOptions& o) {
 
 }  // namespace
 
-void add_heterogeneity_command(CLI::App& app) {
+void add_calibrate_heterogeneity_command(CLI::App& calibrate) {
   auto options = std::make_shared<HeterogeneityOptions>();
   HeterogeneityOptions& o = *options;
-  CLI::App* cmd = app.add_subcommand(
+  CLI::App* cmd = calibrate.add_subcommand(
       "heterogeneity",
       "compare the calibrated model's per-request and per-step acceptance spread with the "
       "Spec-Bench EAGLE data (and refit it with --fit)");

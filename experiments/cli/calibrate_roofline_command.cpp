@@ -1,10 +1,10 @@
-// `sparksim recalibrate-analytic`: fits the analytic generator's efficiency constants to the
+// `sparksim calibrate roofline`: fits the analytic generator's efficiency constants to the
 // measured-db compositions of every (GPU, target) pair (profiles/measured_db/
 // analytic_recalibration.hpp) and prints the constants before and after and, per pair, the
 // analytic profile's error against the database by region before and after. The recalibration
 // table in profiles/README.md comes from this command. With --write FILE it also writes the fitted
 // constants with their provenance (profiles/fitted_roofline_constants.hpp), which
-// `sparksim profile-analytic --constants FILE` reads: the path by which a GPU without database
+// `sparksim profile analytic --constants FILE` reads: the path by which a GPU without database
 // rows inherits the fit.
 #include <cmath>
 #include <cstdio>
@@ -120,22 +120,22 @@ void run(const RecalibrateAnalyticOptions& o) {
 
 }  // namespace
 
-void add_recalibrate_analytic_command(CLI::App& app) {
+void add_calibrate_roofline_command(CLI::App& calibrate) {
   auto options = std::make_shared<RecalibrateAnalyticOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "recalibrate-analytic",
-      "Fit the analytic generator's efficiency constants to measured-db compositions; report "
-      "the analytic-vs-database error before and after");
-  cmd->add_option("--database", options->database_dir, "Database folder (with database.json)")
+  CLI::App* cmd = calibrate.add_subcommand(
+      "roofline",
+      "fit the analytic (roofline) generator's efficiency constants to measured-db compositions "
+      "and report the analytic-vs-database error before and after");
+  cmd->add_option("--database", options->database_dir, "database folder (with database.json)")
       ->capture_default_str();
-  cmd->add_option("--shapes", options->shapes_path, "Model and GPU shapes (JSON)")
+  cmd->add_option("--shapes", options->shapes_path, "model and GPU shapes (JSON)")
       ->capture_default_str();
   cmd->add_option("--gpus", options->gpus, "GPUs as the database names them")
       ->capture_default_str();
-  cmd->add_option("--targets", options->targets, "Dense targets")->capture_default_str();
+  cmd->add_option("--targets", options->targets, "dense targets")->capture_default_str();
   cmd->add_option("--write", options->write_path,
-                  "Also write the fitted constants and their provenance to this JSON file "
-                  "(atomically), for profile-analytic --constants");
+                  "also write the fitted constants and their provenance to this JSON file "
+                  "(atomically), for profile analytic --constants");
   add_provenance_options(*cmd, options->date, options->git_sha);
   cmd->callback([options] { run(*options); });
 }

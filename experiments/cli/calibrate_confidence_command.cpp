@@ -1,6 +1,6 @@
-// `sparksim calibrate`: Sequential Temperature Scaling for a drafter's confidence head, fitted
-// from an acceptance log or from a run simulated for the purpose; prints ECE, ROC-AUC and Brier
-// per position before and after on held-out requests and writes the temperatures file.
+// `sparksim calibrate confidence`: Sequential Temperature Scaling for a drafter's confidence head,
+// fitted from an acceptance log or from a run simulated for the purpose; prints ECE, ROC-AUC and
+// Brier per position before and after on held-out requests and writes the temperatures file.
 #include <cstdio>
 #include <iostream>
 
@@ -9,11 +9,11 @@
 
 namespace sparksim::cli {
 
-void add_calibrate_command(CLI::App& app) {
+void add_calibrate_confidence_command(CLI::App& calibrate) {
   auto options = std::make_shared<CalibrateOptions>();
   auto quiet = std::make_shared<bool>(false);
-  CLI::App* cmd = app.add_subcommand(
-      "calibrate",
+  CLI::App* cmd = calibrate.add_subcommand(
+      "confidence",
       "fit STS temperatures to a drafter's confidences (from --acceptance-log, or a simulated "
       "run) and report ECE / ROC-AUC / Brier per position before and after, held out");
   CalibrateOptions& o = *options;
