@@ -52,8 +52,10 @@ struct VerifyTimeModel {
   double attention_ns_per_pair = 0;         // one (query token, context token) score+value pair
   double per_request_us = 0;                // per decode request (attention's per-sequence work)
   // Prefill chunks apart from decode (optional; measured-db profiles fit them, because prefill
-  // attention is compute bound and decode attention memory bound): a chunk's fixed cost, and
-  // its pairs' rate; absent, prefill pairs cost attention_ns_per_pair and a chunk nothing extra.
+  // attention is compute bound and decode attention memory bound): a chunk's fixed cost (default
+  // 0), and its pairs' rate (default: attention_ns_per_pair, one rate for every pair; the only
+  // optional key whose default is another key's value, so TimeModel resolves it once and
+  // `step-time` says which rate it used). Kept optional so older files round-trip byte for byte.
   double prefill_chunk_us = 0;
   std::optional<double> prefill_attention_ns_per_pair;
   std::vector<std::int64_t> head_tokens;  // ascending, first >= 1; empty = head inside dense
@@ -96,6 +98,10 @@ struct SpsPoints {
 
 // Step-time terms a kernel-level model misses, fitted to end-to-end serving measurements (the
 // profile's optional "step_terms" section; absent = all zero and scale 1, the kernel model alone).
+// Every number has one default meaning "no effect", whatever `present` says: TimeModel applies
+// per_step_us and per_sequence_us as they are and the large-chunk scale whenever
+// large_chunk_tokens > 0 (0 = none). `present` only says whether the file has the section (its
+// label and provenance strings, and whether the writer emits it).
 // They say which measurements they came from: they are calibrated, never measured kernels.
 //   step += per_step_us (launch and scheduling gap of every step)
 //         + per_sequence_us * decode requests (sampling, norms and small kernels per sampled row)

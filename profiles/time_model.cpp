@@ -107,8 +107,10 @@ double TimeModel::dense_us(std::int64_t tokens) const {
 }
 
 double TimeModel::step_dense_us(std::int64_t tokens) const {
+  // Keyed on the threshold alone (0 = none), not on whether the section was present: every step
+  // term has one default that means "no effect" whoever built the profile.
   const std::int64_t from = terms_.large_chunk_tokens;
-  if (!terms_.present || tokens <= from) return dense_us(tokens);
+  if (!large_chunk_applies(tokens)) return dense_us(tokens);
   const double base = dense_us(from);
   return base + terms_.large_chunk_scale * (dense_us(tokens) - base);
 }
@@ -218,6 +220,11 @@ VerifyTerms TimeModel::verify_terms(const BatchShape& shape) const {
   t.prefill_chunk_us = shape.prefill_tokens > 0 ? verify_.prefill_chunk_us : 0.0;
   t.prefill_token_us = verify_.prefill_token_ns * static_cast<double>(shape.prefill_tokens) * 1e-3;
   t.decode_attention_us = decode_attention_us(shape.decode_requests, shape.decode_context_tokens);
+  if (large_chunk_applies(t.padded_tokens)) {
+    t.large_chunk_us = step_dense_us(t.padded_tokens) - t.dense_us;
+  }
+  t.per_step_us = terms_.per_step_us;
+  t.per_sequence_us = terms_.per_sequence_us * static_cast<double>(shape.decode_requests);
   return t;
 }
 

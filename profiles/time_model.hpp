@@ -21,16 +21,23 @@ struct BatchShape {
   std::int64_t prefill_attention_pairs = 0;  // Σ chunk * (already_cached + (chunk + 1) / 2)
 };
 
-// verify_time's terms for one shape, in microseconds (what `sparksim step-time` prints).
+// verify_time's terms for one shape, in microseconds (what `sparksim step-time` prints). Every
+// term verify_time adds is here: verify_time(shape) == round(total_us() * 1e3) up to the last
+// bits of floating-point summation order.
 struct VerifyTerms {
   std::int64_t padded_tokens = 0;  // the dense table's argument: pad(verify + prefill tokens)
   std::int64_t head_rows = 0;      // LM-head rows (0 when the dense table includes the head)
   double fixed_us = 0, dense_us = 0, head_us = 0, per_request_us = 0, kv_read_us = 0,
          attention_us = 0, prefill_chunk_us = 0, prefill_attention_us = 0, prefill_token_us = 0,
          decode_attention_us = 0;  // the profile's decode-attention table (0 without one)
+  // The step terms (0 without them): the large-chunk scale's change to dense_us past
+  // large_chunk_tokens (dense_us itself stays the table's value), the per-step gap and the
+  // per-decode-request cost.
+  double large_chunk_us = 0, per_step_us = 0, per_sequence_us = 0;
   double total_us() const {
-    return fixed_us + dense_us + head_us + per_request_us + kv_read_us + attention_us +
-           prefill_chunk_us + prefill_attention_us + prefill_token_us + decode_attention_us;
+    return fixed_us + dense_us + large_chunk_us + head_us + per_request_us + kv_read_us +
+           attention_us + prefill_chunk_us + prefill_attention_us + prefill_token_us +
+           decode_attention_us + per_step_us + per_sequence_us;
   }
 };
 
@@ -58,6 +65,9 @@ class TimeModel {
   double dense_us(std::int64_t tokens) const;
   // dense_us() with the profile's large-chunk efficiency term applied past its threshold.
   double step_dense_us(std::int64_t tokens) const;
+  bool large_chunk_applies(std::int64_t tokens) const {
+    return terms_.large_chunk_tokens > 0 && tokens > terms_.large_chunk_tokens;
+  }
   // The LM head over `rows` verified rows (0 when the profile has no head table).
   double head_us(std::int64_t rows) const;
   // The decode-attention table at R requests holding `context_tokens` in all (0 without one).

@@ -1,6 +1,7 @@
 // `sparksim step-time`: what a profile says one step costs. Prints the profile's label, the
 // time model's terms for the batch (R requests verifying W tokens each at L context tokens, an
-// optional prefill chunk) and, on a line starting with `total`, the step time in ms.
+// optional prefill chunk) and, on a line starting with `total`, the step time in ms; the terms
+// printed are every term of that total (TimeModel::verify_terms), so they add up to it.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -72,9 +73,22 @@ void run(const StepTimeOptions& o) {
   if (o.prefill_tokens > 0) {
     term("prefill chunk", t.prefill_chunk_us);
     if (profile.verify.prefill_token_ns != 0) term("prefill tokens", t.prefill_token_us);
-    term("prefill attention pairs (" + std::to_string(b.prefill_attention_pairs) + ")",
+    // The prefill rate defaults to the verify pairs' rate: say which one was used.
+    const char* rate = profile.verify.prefill_attention_ns_per_pair ? "" : " at the verify rate";
+    term("prefill attention pairs (" + std::to_string(b.prefill_attention_pairs) + ")" + rate,
          t.prefill_attention_us);
   }
+  // The step terms, printed whenever they add anything, so the lines above add up to `total`.
+  const StepTerms& st = profile.step_terms;
+  if (t.large_chunk_us != 0) {
+    char scale[32];
+    std::snprintf(scale, sizeof scale, "%g", st.large_chunk_scale);
+    term("large-chunk scale x" + std::string(scale) + " past " +
+             std::to_string(st.large_chunk_tokens) + " tokens",
+         t.large_chunk_us);
+  }
+  if (st.per_step_us != 0) term("per step (step terms)", t.per_step_us);
+  if (st.per_sequence_us != 0) term("per decode request (step terms)", t.per_sequence_us);
   std::printf("total    %.4f ms\n", sim_time_to_ms(model.verify_time(b)));
 }
 
