@@ -340,6 +340,14 @@ nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchr
   return cfg;
 }
 
+std::unique_ptr<Workload> make_run_workload(const RunSetup& setup) {
+  if (setup.closed_loop) {
+    return std::make_unique<ClosedLoopWorkload>(*setup.synthetic, *setup.closed_loop,
+                                                setup.options.seed);
+  }
+  return std::make_unique<OpenLoopWorkload>(setup.trace.requests);
+}
+
 RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
                        std::ostream* acceptance_log, std::ostream* steps_csv) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -373,12 +381,7 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
         });
   }
 
-  std::unique_ptr<Workload> workload;
-  if (setup.closed_loop) {
-    workload = std::make_unique<ClosedLoopWorkload>(*setup.synthetic, *setup.closed_loop, o.seed);
-  } else {
-    workload = std::make_unique<OpenLoopWorkload>(setup.trace.requests);
-  }
+  const std::unique_ptr<Workload> workload = make_run_workload(setup);
   RunOutcome out;
   out.stats = run_simulation(engine, *workload);
   const double wall_s =
