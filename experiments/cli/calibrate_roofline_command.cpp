@@ -112,8 +112,8 @@ void run(const RecalibrateAnalyticOptions& o) {
   if (!o.write_path.empty()) {
     write_fitted_roofline_constants(fitted_file(o, r), o.write_path);
     std::printf(
-        "wrote %s (constants to 6 significant digits; profile-analytic --constants reads "
-        "it)\n",
+        "wrote %s (constants to 6 significant digits; `sparksim profile analytic --constants` "
+        "reads it)\n",
         o.write_path.c_str());
   }
 }

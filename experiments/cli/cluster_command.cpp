@@ -47,6 +47,56 @@ void print_summary(const nlohmann::ordered_json& s) {
   print_wall_line(s);
 }
 
+// The cluster's shape: replicas, platform, router, prefill pool and the built-in topology.
+void add_topology_options(CLI::App& cmd, ClusterOptions& c) {
+  cmd.add_option("--replicas", c.replicas,
+                 "replicas (built-in topology; with --platform: the first N non-router hosts)");
+  cmd.add_option("--platform", c.platform_path,
+                 "SimGrid platform file (XML) instead of the built-in topology");
+  cmd.add_option("--router-host", c.router_host,
+                 "--platform: the router's host; every other host is a replica")
+      ->capture_default_str();
+  cmd.add_option("--router", c.router, "round-robin | least-loaded | kv-aware ('help' lists them)")
+      ->capture_default_str();
+  cmd.add_option("--prefill-replicas", c.prefill_replicas,
+                 "disaggregate: the first P replicas prefill, the others decode (0 = colocated)")
+      ->capture_default_str();
+  cmd.add_option("--gpus-per-node", c.gpus_per_node, "built-in topology: GPUs per node (8)");
+  cmd.add_option("--nvlink-bandwidth-gb-s", c.nvlink_bandwidth_gb_s,
+                 "built-in: intra-node bandwidth per GPU and direction, GB/s (450)");
+  cmd.add_option("--nvlink-latency-us", c.nvlink_latency_us,
+                 "built-in: intra-node transfer latency, us (1)");
+  cmd.add_option("--network-bandwidth-gb-s", c.network_bandwidth_gb_s,
+                 "built-in: inter-node bandwidth per GPU and direction, GB/s (50)");
+  cmd.add_option("--network-latency-us", c.network_latency_us,
+                 "built-in: inter-node transfer latency, us (5)");
+  cmd.add_option("--simgrid-cfg", c.simgrid_config,
+                 "extra SimGrid option key:value (repeatable; may break the transfer formula)");
+}
+
+// --plan DIR: serve the fleet a topology plan chose (profile, replicas, prefill pool, router,
+// drafter and policy).
+void serve_planned_fleet(const CLI::App& cmd, ClusterOptions& options, const std::string& plan_dir,
+                         const std::string& plan_policy, bool quiet) {
+  // The plan decides these; a flag beside it would silently lose or win, so neither may.
+  std::string clashes;
+  for (const char* flag : {"--profile", "--replicas", "--prefill-replicas", "--router", "--drafter",
+                           "--policy", "--platform"}) {
+    if (cmd.count(flag) > 0) clashes += std::string(clashes.empty() ? "" : ", ") + flag;
+  }
+  if (!clashes.empty()) {
+    throw InputError("--plan: " + clashes + " come(s) from the plan; drop them");
+  }
+  const PlannedFleet fleet = read_planned_fleet(plan_dir, plan_policy);
+  apply_planned_fleet(fleet, options);
+  if (!quiet) {
+    std::printf("plan              %s x %lld (%lld GPUs, %lld engines, %lld prefill) from %s\n",
+                fleet.topology.c_str(), static_cast<long long>(fleet.replicas),
+                static_cast<long long>(fleet.gpus), static_cast<long long>(fleet.engines),
+                static_cast<long long>(fleet.prefill_engines), plan_dir.c_str());
+  }
+}
+
 }  // namespace
 
 void add_cluster_command(CLI::App& app) {
@@ -55,30 +105,7 @@ void add_cluster_command(CLI::App& app) {
       "cluster", "simulate one workload on a cluster of replicas behind a router (SimGrid)");
   ClusterOptions& c = *options;
   RunOptions& o = c.run;
-  cmd->add_option("--replicas", c.replicas,
-                  "replicas (built-in topology; with --platform: the first N non-router hosts)");
-  cmd->add_option("--platform", c.platform_path,
-                  "SimGrid platform file (XML) instead of the built-in topology");
-  cmd->add_option("--router-host", c.router_host,
-                  "--platform: the router's host; every other host is a replica")
-      ->capture_default_str();
-  cmd->add_option("--router", c.router, "round-robin | least-loaded | kv-aware ('help' lists them)")
-      ->capture_default_str();
-  cmd->add_option("--prefill-replicas", c.prefill_replicas,
-                  "disaggregate: the first P replicas prefill, the others decode (0 = colocated)")
-      ->capture_default_str();
-  cmd->add_option("--gpus-per-node", c.gpus_per_node, "built-in topology: GPUs per node (8)");
-  cmd->add_option("--nvlink-bandwidth-gb-s", c.nvlink_bandwidth_gb_s,
-                  "built-in: intra-node bandwidth per GPU and direction, GB/s (450)");
-  cmd->add_option("--nvlink-latency-us", c.nvlink_latency_us,
-                  "built-in: intra-node transfer latency, us (1)");
-  cmd->add_option("--network-bandwidth-gb-s", c.network_bandwidth_gb_s,
-                  "built-in: inter-node bandwidth per GPU and direction, GB/s (50)");
-  cmd->add_option("--network-latency-us", c.network_latency_us,
-                  "built-in: inter-node transfer latency, us (5)");
-  cmd->add_option("--simgrid-cfg", c.simgrid_config,
-                  "extra SimGrid option key:value (repeatable; may break the transfer formula)");
-
+  add_topology_options(*cmd, c);
   auto plan_dir = std::make_shared<std::string>();
   auto plan_policy = std::make_shared<std::string>();
   cmd->add_option("--plan", *plan_dir,
@@ -102,23 +129,7 @@ void add_cluster_command(CLI::App& app) {
     if (print_requested_help(options->run)) return;
     apply_engine_preset(*cmd, options->run);
     if (!plan_dir->empty()) {
-      // The plan decides these; a flag beside it would silently lose or win, so neither may.
-      std::string clashes;
-      for (const char* flag : {"--profile", "--replicas", "--prefill-replicas", "--router",
-                               "--drafter", "--policy", "--platform"}) {
-        if (cmd->count(flag) > 0) clashes += std::string(clashes.empty() ? "" : ", ") + flag;
-      }
-      if (!clashes.empty()) {
-        throw InputError("--plan: " + clashes + " come(s) from the plan; drop them");
-      }
-      const PlannedFleet fleet = read_planned_fleet(*plan_dir, *plan_policy);
-      apply_planned_fleet(fleet, *options);
-      if (!*quiet) {
-        std::printf("plan              %s x %lld (%lld GPUs, %lld engines, %lld prefill) from %s\n",
-                    fleet.topology.c_str(), static_cast<long long>(fleet.replicas),
-                    static_cast<long long>(fleet.gpus), static_cast<long long>(fleet.engines),
-                    static_cast<long long>(fleet.prefill_engines), plan_dir->c_str());
-      }
+      serve_planned_fleet(*cmd, *options, *plan_dir, *plan_policy, *quiet);
     } else if (!plan_policy->empty()) {
       throw InputError("--plan-policy: only with --plan DIR");
     }

@@ -10,6 +10,62 @@
 
 namespace sparksim::cli {
 
+namespace {
+
+// --topologies and its companions: the DeepSeek-V4 replica-topology search.
+void add_topology_options(CLI::App& cmd, TopologyPlanOptions& t) {
+  cmd.add_option("--topologies", t.topologies,
+                 "DeepSeek-V4: compare these replica topologies (dep<N> / tp<N>), each composed "
+                 "from the MoE step model for --target on --gpu; the fewest GPUs wins");
+  cmd.add_option("--topology-profile", t.topology_profiles,
+                 "compare this topology on a given profile: dep<N>=PATH (one-GPU profile) or "
+                 "tp<N>=PATH (whole replica); repeatable");
+  cmd.add_option("--target", t.target, "--topologies: deepseek-v4-flash or deepseek-v4-pro");
+  cmd.add_option("--gpu", t.gpu, "--topologies: h100 or h200");
+  cmd.add_option("--expert-format", t.expert_format, "--topologies: fp4 or fp8 routed experts")
+      ->capture_default_str();
+  cmd.add_option("--gpus-per-node", t.gpus_per_node,
+                 "--topologies: GPUs per node (EP beyond it crosses nodes)")
+      ->capture_default_str();
+  cmd.add_option("--expert-imbalance", t.expert_imbalance,
+                 "--topologies: hottest expert-parallel rank's routed load / mean")
+      ->capture_default_str();
+  cmd.add_flag("--two-batch-overlap", t.two_batch_overlap, "--topologies: two-batch overlap");
+  cmd.add_option("--planned-requests", t.planned_requests,
+                 "--topologies: requests per attention rank whose sliding-window KV is reserved")
+      ->capture_default_str();
+  cmd.add_option("--max-gpus", t.max_gpus,
+                 "topology search: per topology, no more replicas than this many GPUs hold")
+      ->capture_default_str();
+}
+
+// What stdout shows: the profile, the SLO and fleets, one answer per plan (and per topology
+// group, the choice), and the files written.
+void print_plan(const PlanResult& result, const std::string& out_dir) {
+  std::printf("profile   %s\n", result.profile_label.c_str());
+  std::string slo;
+  for (const auto& t : result.terms) slo += (slo.empty() ? "" : ", ") + t.text();
+  const auto join = [](const std::vector<std::string>& names) {
+    std::string all;
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    return all;
+  };
+  std::printf("slo       %s; router %s; layout %s; up to %lld replicas\n", slo.c_str(),
+              join(result.routers).c_str(), join(result.layouts).c_str(),
+              static_cast<long long>(result.max_replicas));
+  const std::size_t per_group = std::max<std::size_t>(1, result.topologies.size());
+  for (std::size_t i = 0; i < result.plans.size(); ++i) {
+    std::printf("%s\n", plan_answer(result, result.plans[i]).c_str());
+    if (!result.topologies.empty() && (i + 1) % per_group == 0) {
+      std::printf("%s\n", topology_answer(result, i / per_group).c_str());
+    }
+  }
+  std::printf("wrote     %s/{plan.csv,search.csv,config.json%s}\n", out_dir.c_str(),
+              result.topologies.empty() ? "" : ",topology.csv,profiles/");
+}
+
+}  // namespace
+
 void add_plan_command(CLI::App& app) {
   auto o = std::make_shared<PlanOptions>();
   auto quiet = std::make_shared<bool>(false);
@@ -36,31 +92,8 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-replicas", o->max_replicas, "search no further than this")
       ->capture_default_str();
-  TopologyPlanOptions& t = o->topology;
-  cmd->add_option("--topologies", t.topologies,
-                  "DeepSeek-V4: compare these replica topologies (dep<N> / tp<N>), each composed "
-                  "from the MoE step model for --target on --gpu; the fewest GPUs wins");
-  cmd->add_option("--topology-profile", t.topology_profiles,
-                  "compare this topology on a given profile: dep<N>=PATH (one-GPU profile) or "
-                  "tp<N>=PATH (whole replica); repeatable");
-  cmd->add_option("--target", t.target, "--topologies: deepseek-v4-flash or deepseek-v4-pro");
-  cmd->add_option("--gpu", t.gpu, "--topologies: h100 or h200");
-  cmd->add_option("--expert-format", t.expert_format, "--topologies: fp4 or fp8 routed experts")
-      ->capture_default_str();
-  cmd->add_option("--gpus-per-node", t.gpus_per_node,
-                  "--topologies: GPUs per node (EP beyond it crosses nodes)")
-      ->capture_default_str();
-  cmd->add_option("--expert-imbalance", t.expert_imbalance,
-                  "--topologies: hottest expert-parallel rank's routed load / mean")
-      ->capture_default_str();
-  cmd->add_flag("--two-batch-overlap", t.two_batch_overlap, "--topologies: two-batch overlap");
-  cmd->add_option("--planned-requests", t.planned_requests,
-                  "--topologies: requests per attention rank whose sliding-window KV is reserved")
-      ->capture_default_str();
-  cmd->add_option("--max-gpus", t.max_gpus,
-                  "topology search: per topology, no more replicas than this many GPUs hold")
-      ->capture_default_str();
-  add_provenance_options(*cmd, t.date, t.git_sha);
+  add_topology_options(*cmd, o->topology);
+  add_provenance_options(*cmd, o->topology.date, o->topology.git_sha);
   cmd->add_option("--jobs", o->jobs, "worker threads (default: every hardware thread)");
   cmd->add_option("--out", o->out_dir, "output directory");
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
@@ -70,26 +103,7 @@ void add_plan_command(CLI::App& app) {
     o->topology.date = date_or_today(o->topology.date);
     const PlanResult result = run_plan(*o);
     if (*quiet) return;
-    std::printf("profile   %s\n", result.profile_label.c_str());
-    std::string slo;
-    for (const auto& t : result.terms) slo += (slo.empty() ? "" : ", ") + t.text();
-    const auto join = [](const std::vector<std::string>& names) {
-      std::string all;
-      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
-      return all;
-    };
-    std::printf("slo       %s; router %s; layout %s; up to %lld replicas\n", slo.c_str(),
-                join(result.routers).c_str(), join(result.layouts).c_str(),
-                static_cast<long long>(result.max_replicas));
-    const std::size_t per_group = std::max<std::size_t>(1, result.topologies.size());
-    for (std::size_t i = 0; i < result.plans.size(); ++i) {
-      std::printf("%s\n", plan_answer(result, result.plans[i]).c_str());
-      if (!result.topologies.empty() && (i + 1) % per_group == 0) {
-        std::printf("%s\n", topology_answer(result, i / per_group).c_str());
-      }
-    }
-    std::printf("wrote     %s/{plan.csv,search.csv,config.json%s}\n", o->out_dir.c_str(),
-                result.topologies.empty() ? "" : ",topology.csv,profiles/");
+    print_plan(result, o->out_dir);
   });
 }
 

@@ -17,6 +17,7 @@
 #include "common/staged_directory.hpp"
 #include "common/text_file.hpp"
 #include "common/version.hpp"
+#include "experiments/plan/plan_outputs.hpp"
 #include "experiments/run/parallel_runner.hpp"
 #include "experiments/run/problem_list.hpp"
 #include "experiments/sweep/sweep_config.hpp"
@@ -211,10 +212,10 @@ const PlanEvaluation* PolicyPlan::at(std::int64_t replicas) const {
   return nullptr;
 }
 
-PlanResult run_plan(const PlanOptions& o) {
-  ProblemList problems;
-  PlanResult result;
-  problems.check([&] { result.terms = parse_slo_spec(o.slo); });
+namespace {
+
+// The options checked before anything is prepared, in the order they are reported.
+void check_plan_options(const PlanOptions& o, ProblemList& problems) {
   if (o.policies.empty()) {
     problems.add(
         "--policies: give at least one, e.g. --policies mtp1+static:k=1 "
@@ -230,7 +231,11 @@ PlanResult run_plan(const PlanOptions& o) {
         "--closed-loop-users: a capacity plan serves a fixed stream of arrivals; give "
         "--trace or open-loop --synthetic");
   }
-  // Every router with every layout; a bad name or share is reported once.
+}
+
+// Every router with every layout; a bad name or share is reported once, a pair given twice too.
+std::vector<std::unique_ptr<FleetSimulator>> plan_fleets(const PlanOptions& o,
+                                                         ProblemList& problems) {
   std::vector<std::unique_ptr<FleetSimulator>> fleets;
   if (o.routers.empty()) problems.add("--router: give at least one");
   if (o.prefill_shares.empty()) problems.add("--prefill-share: give at least one");
@@ -240,20 +245,22 @@ PlanResult run_plan(const PlanOptions& o) {
   for (double share : o.prefill_shares) {
     problems.check([&] { make_fleet_simulator("round-robin", share); });
   }
-  if (problems.empty()) {
-    std::set<std::string> fleet_labels;
-    for (const auto& router : o.routers) {
-      for (double share : o.prefill_shares) {
-        fleets.push_back(make_fleet_simulator(router, share));
-        if (!fleet_labels.insert(router + " " + fleets.back()->layout()).second) {
-          problems.add("--router/--prefill-share: '" + router + "' with " +
-                       fleets.back()->layout() + " is given twice");
-        }
+  if (!problems.empty()) return fleets;
+  std::set<std::string> fleet_labels;
+  for (const auto& router : o.routers) {
+    for (double share : o.prefill_shares) {
+      fleets.push_back(make_fleet_simulator(router, share));
+      if (!fleet_labels.insert(router + " " + fleets.back()->layout()).second) {
+        problems.add("--router/--prefill-share: '" + router + "' with " + fleets.back()->layout() +
+                     " is given twice");
       }
     }
   }
+  return fleets;
+}
 
-  // The topologies compared (each its own profile), or the one profile of --profile.
+// The topologies compared (each its own profile), or the one profile of --profile.
+std::vector<TopologyCandidate> plan_candidates(const PlanOptions& o, ProblemList& problems) {
   std::vector<TopologyCandidate> candidates;
   if (o.topology.active()) {
     if (!o.run.profile_path.empty()) {
@@ -264,35 +271,44 @@ PlanResult run_plan(const PlanOptions& o) {
     candidates.emplace_back();
     candidates.back().profile_path = o.run.profile_path;
   }
-  // setups[c][p]: candidate c's policy p (empty for a topology that does not fit).
-  std::vector<std::vector<RunSetup>> setups(candidates.size());
-  for (std::size_t c = 0; c < candidates.size(); ++c) {
-    const TopologyCandidate& candidate = candidates[c];
-    if (o.topology.active() && !candidate.profile) continue;
-    std::set<std::string> seen;
-    for (const auto& entry : o.policies) {
-      const auto [drafter, policy] = split_entry(entry, o.default_drafter);
-      RunOptions run = o.run;
-      run.drafter = drafter;
-      run.policy = policy;
-      run.profile = candidate.profile;
-      if (candidate.profile) run.profile_path = candidate.profile_path;
-      try {
-        setups[c].push_back(prepare_run(run));
-        const std::string label = setups[c].back().engine.drafter.name + " + " + policy;
-        if (!seen.insert(label).second) problems.add("--policies: '" + entry + "' is given twice");
-      } catch (const InputError& e) {
-        // prepare_run lists one problem per line; keep those that are about this entry once.
-        for (const std::string& line : problem_lines(e)) {
-          const bool entry_specific =
-              line.rfind("--policy", 0) == 0 || line.rfind("--drafter", 0) == 0;
-          problems.add(entry_specific ? "--policies '" + entry + "': " + line : line);
-        }
+  return candidates;
+}
+
+// Each policy entry prepared as `sparksim run` would prepare it on `candidate`'s profile.
+std::vector<RunSetup> prepare_candidate_setups(const PlanOptions& o,
+                                               const TopologyCandidate& candidate,
+                                               ProblemList& problems) {
+  std::vector<RunSetup> setups;
+  std::set<std::string> seen;
+  for (const auto& entry : o.policies) {
+    const auto [drafter, policy] = split_entry(entry, o.default_drafter);
+    RunOptions run = o.run;
+    run.drafter = drafter;
+    run.policy = policy;
+    run.profile = candidate.profile;
+    if (candidate.profile) run.profile_path = candidate.profile_path;
+    try {
+      setups.push_back(prepare_run(run));
+      const std::string label = setups.back().engine.drafter.name + " + " + policy;
+      if (!seen.insert(label).second) problems.add("--policies: '" + entry + "' is given twice");
+    } catch (const InputError& e) {
+      // prepare_run lists one problem per line; keep those that are about this entry once.
+      for (const std::string& line : problem_lines(e)) {
+        const bool entry_specific =
+            line.rfind("--policy", 0) == 0 || line.rfind("--drafter", 0) == 0;
+        problems.add(entry_specific ? "--policies '" + entry + "': " + line : line);
       }
     }
   }
-  // A layout the profile or engine options cannot serve (a prefill pool needs KV bytes per
-  // token; --prefill separate excludes it) is reported now, not in the middle of the search.
+  return setups;
+}
+
+// A layout the profile or engine options cannot serve (a prefill pool needs KV bytes per token;
+// --prefill separate excludes it) is reported now, not in the middle of the search. Returns the
+// first prepared setup (null when none).
+const RunSetup* check_layouts(const std::vector<std::unique_ptr<FleetSimulator>>& fleets,
+                              const std::vector<std::vector<RunSetup>>& setups,
+                              ProblemList& problems) {
   const RunSetup* first_setup = nullptr;
   for (const auto& fleet : fleets) {
     for (const auto& per_candidate : setups) {
@@ -302,13 +318,13 @@ PlanResult run_plan(const PlanOptions& o) {
       }
     }
   }
-  problems.throw_if_any();
-  const std::int64_t requests =
-      first_setup ? static_cast<std::int64_t>(first_setup->trace.requests.size()) : 0;
-  if (first_setup != nullptr && requests == 0) {
-    throw InputError("the workload has no requests: nothing to plan for");
-  }
+  return first_setup;
+}
 
+// The planned profiles' label and source: one profile's, or each topology's joined.
+void describe_profiles(PlanResult& result, const PlanOptions& o,
+                       const std::vector<TopologyCandidate>& candidates,
+                       const RunSetup* first_setup) {
   if (first_setup != nullptr && !o.topology.active()) {
     result.profile_label = first_setup->profile.label();
     result.profile_source = first_setup->profile.provenance.source;
@@ -323,19 +339,104 @@ PlanResult run_plan(const PlanOptions& o) {
       result.profile_source += (result.profile_source.empty() ? "" : "+") + source;
     }
   }
-  result.routers = o.routers;
-  for (double share : o.prefill_shares) {
-    result.layouts.push_back(make_fleet_simulator("round-robin", share)->layout());
-  }
-  result.max_replicas = std::min<std::int64_t>(o.max_replicas, std::max<std::int64_t>(requests, 1));
-  if (o.topology.active()) result.topologies = candidates;
-  const int jobs = o.jobs > 0 ? o.jobs : default_jobs();
+}
 
+// A topology that does not fit is named after the first feasible topology's policy p.
+void name_unfit_plan(PolicyPlan& plan, const std::string& entry, const std::string& default_drafter,
+                     const std::vector<std::vector<RunSetup>>& setups, std::size_t p) {
+  const auto [drafter, policy] = split_entry(entry, default_drafter);
+  plan.drafter = drafter;
+  plan.policy = policy;
+  for (const auto& other : setups) {
+    if (!other.empty()) {
+      plan.drafter = other[p].engine.drafter.name;
+      plan.policy = other[p].policy_spec.text();
+      break;
+    }
+  }
+}
+
+// The fewest replicas of `candidate` that serve `setup` within the SLO (doubling, then
+// bisection), every count simulated recorded in plan.evaluations.
+void search_replicas(PolicyPlan& plan, const PlanResult& result, const PlanOptions& o,
+                     const FleetSimulator& fleet, const TopologyCandidate& candidate,
+                     const RunSetup& setup, std::int64_t requests, int jobs) {
+  plan.profile_source = setup.profile.provenance.source;
+  plan.drafter = setup.engine.drafter.name;
+  plan.policy = setup.policy_spec.text();
+  plan.gpus_per_replica = candidate.engines_per_replica * setup.gpus;
+  // A replica count whose engines outnumber the requests only adds idle GPUs.
+  const std::int64_t ranks = candidate.engines_per_replica;
+  plan.max_replicas = std::min<std::int64_t>(
+      result.max_replicas, std::max<std::int64_t>(1, (requests + ranks - 1) / ranks));
+  if (o.topology.active()) {
+    plan.max_replicas =
+        std::min<std::int64_t>(plan.max_replicas, o.topology.max_gpus / plan.gpus_per_replica);
+  }
+  plan.replicas = search_min_replicas(plan.max_replicas, [&](std::int64_t n) {
+    FleetOutcome outcome = fleet.simulate(setup, n * ranks, jobs);
+    outcome.replicas = n;
+    plan.evaluations.push_back(judge(result.terms, std::move(outcome)));
+    return plan.evaluations.back().meets;
+  });
+}
+
+TopologyOutcome topology_outcome(const PolicyPlan& plan) {
+  TopologyOutcome t;
+  t.topology = plan.topology;
+  t.gpus_per_replica = static_cast<int>(plan.gpus_per_replica);
+  t.replicas = plan.replicas;
+  t.infeasible_memory = plan.infeasible_memory;
+  t.max_replicas = plan.max_replicas;
+  if (plan.replicas) t.gpus = *plan.replicas * plan.gpus_per_replica;
+  if (const PlanEvaluation* e = plan.at(plan.max_replicas); e && !plan.replicas) {
+    t.miss_reason = e->reason;
+  }
+  return t;
+}
+
+// Everything a plan needs before its search: validated options, fleets, candidates and setups.
+struct PreparedPlan {
+  std::vector<std::unique_ptr<FleetSimulator>> fleets;
+  std::vector<TopologyCandidate> candidates;
+  std::vector<std::vector<RunSetup>> setups;  // [candidate][policy]; empty: does not fit
+  const RunSetup* first_setup = nullptr;
+  std::int64_t requests = 0;
+};
+
+// Validates everything first and reports every problem at once (one InputError).
+PreparedPlan prepare_plan(const PlanOptions& o, PlanResult& result) {
+  ProblemList problems;
+  PreparedPlan prepared;
+  problems.check([&] { result.terms = parse_slo_spec(o.slo); });
+  check_plan_options(o, problems);
+  prepared.fleets = plan_fleets(o, problems);
+  prepared.candidates = plan_candidates(o, problems);
+  prepared.setups.resize(prepared.candidates.size());
+  for (std::size_t c = 0; c < prepared.candidates.size(); ++c) {
+    const TopologyCandidate& candidate = prepared.candidates[c];
+    if (o.topology.active() && !candidate.profile) continue;
+    prepared.setups[c] = prepare_candidate_setups(o, candidate, problems);
+  }
+  prepared.first_setup = check_layouts(prepared.fleets, prepared.setups, problems);
+  problems.throw_if_any();
+  if (prepared.first_setup != nullptr) {
+    prepared.requests = static_cast<std::int64_t>(prepared.first_setup->trace.requests.size());
+    if (prepared.requests == 0)
+      throw InputError("the workload has no requests: nothing to plan for");
+  }
+  return prepared;
+}
+
+// Searches every policy × fleet × candidate, policy-major, appending to result.plans (and, with
+// topologies, one verdict per policy and fleet).
+void search_plans(const PlanOptions& o, const PreparedPlan& prepared, PlanResult& result) {
+  const int jobs = o.jobs > 0 ? o.jobs : default_jobs();
   for (std::size_t p = 0; p < o.policies.size(); ++p) {
-    for (const auto& fleet : fleets) {
+    for (const auto& fleet : prepared.fleets) {
       std::vector<TopologyOutcome> outcomes;
-      for (std::size_t c = 0; c < candidates.size(); ++c) {
-        const TopologyCandidate& candidate = candidates[c];
+      for (std::size_t c = 0; c < prepared.candidates.size(); ++c) {
+        const TopologyCandidate& candidate = prepared.candidates[c];
         PolicyPlan plan;
         plan.router = fleet->router();
         plan.layout = fleet->layout();
@@ -343,181 +444,36 @@ PlanResult run_plan(const PlanOptions& o) {
         plan.engines_per_replica = candidate.engines_per_replica;
         plan.infeasible_memory = candidate.infeasible_memory;
         if (candidate.profile) plan.profile_source = candidate.profile->provenance.source;
-        if (setups[c].empty()) {  // does not fit: named after the first feasible topology's
-          const auto [drafter, policy] = split_entry(o.policies[p], o.default_drafter);
-          plan.drafter = drafter;
-          plan.policy = policy;
-          if (first_setup != nullptr) {
-            for (const auto& other : setups) {
-              if (!other.empty()) {
-                plan.drafter = other[p].engine.drafter.name;
-                plan.policy = other[p].policy_spec.text();
-                break;
-              }
-            }
-          }
+        if (prepared.setups[c].empty()) {
+          name_unfit_plan(plan, o.policies[p], o.default_drafter, prepared.setups, p);
           plan.gpus_per_replica = candidate.gpus_per_replica;
         } else {
-          const RunSetup& setup = setups[c][p];
-          plan.profile_source = setup.profile.provenance.source;
-          plan.drafter = setup.engine.drafter.name;
-          plan.policy = setup.policy_spec.text();
-          plan.gpus_per_replica = candidate.engines_per_replica * setup.gpus;
-          // A replica count whose engines outnumber the requests only adds idle GPUs.
-          const std::int64_t ranks = candidate.engines_per_replica;
-          plan.max_replicas = std::min<std::int64_t>(
-              result.max_replicas, std::max<std::int64_t>(1, (requests + ranks - 1) / ranks));
-          if (o.topology.active()) {
-            plan.max_replicas = std::min<std::int64_t>(plan.max_replicas,
-                                                       o.topology.max_gpus / plan.gpus_per_replica);
-          }
-          plan.replicas = search_min_replicas(plan.max_replicas, [&](std::int64_t n) {
-            FleetOutcome outcome = fleet->simulate(setup, n * ranks, jobs);
-            outcome.replicas = n;
-            plan.evaluations.push_back(judge(result.terms, std::move(outcome)));
-            return plan.evaluations.back().meets;
-          });
+          search_replicas(plan, result, o, *fleet, candidate, prepared.setups[c][p],
+                          prepared.requests, jobs);
         }
-        TopologyOutcome t;
-        t.topology = candidate.name;
-        t.gpus_per_replica = static_cast<int>(plan.gpus_per_replica);
-        t.replicas = plan.replicas;
-        t.infeasible_memory = plan.infeasible_memory;
-        t.max_replicas = plan.max_replicas;
-        if (plan.replicas) t.gpus = *plan.replicas * plan.gpus_per_replica;
-        if (const PlanEvaluation* e = plan.at(plan.max_replicas); e && !plan.replicas) {
-          t.miss_reason = e->reason;
-        }
-        outcomes.push_back(std::move(t));
+        outcomes.push_back(topology_outcome(plan));
         result.plans.push_back(std::move(plan));
       }
       if (o.topology.active()) result.verdicts.push_back(choose_topology(outcomes));
     }
   }
+}
 
-  // Outputs.
-  std::string plan_csv = std::string(kPlanNameColumns) + ",profile_source,status,replicas,gpus";
-  std::string search_csv =
-      std::string(kPlanNameColumns) + ",replicas,engines,prefill_replicas,gpus,meets";
-  for (const auto& t : result.terms) {
-    plan_csv += "," + t.name;
-    search_csv += "," + t.name;
-  }
-  plan_csv +=
-      ",requests_total,requests_completed,throughput_tok_s,throughput_tok_s_per_gpu,"
-      "replica_counts_simulated\n";
-  search_csv +=
-      ",requests_total,requests_completed,requests_rejected_kv,throughput_tok_s,"
-      "throughput_tok_s_per_gpu,reason\n";
-  for (const auto& plan : result.plans) {
-    const PlanEvaluation* e = plan.replicas ? plan.at(*plan.replicas) : nullptr;
-    CsvRow r(plan_csv);
-    plan_name_cells(r, plan)
-        .text(plan.profile_source)
-        .text(!plan.infeasible_memory.empty() ? "infeasible_memory"
-              : plan.replicas                 ? "met"
-                                              : "unmet_within_max_replicas");
-    if (e != nullptr) {
-      r.integer(e->fleet.replicas).integer(e->fleet.gpus);
-      for (double v : e->values) r.fixed(v, 6);
-      r.integer(e->fleet.requests_total)
-          .integer(e->fleet.requests_completed)
-          .fixed(e->fleet.throughput_tok_s, 6)
-          .fixed(e->fleet.throughput_tok_s_per_gpu, 6);
-    } else {
-      r.text("").text("");
-      for (std::size_t i = 0; i < result.terms.size(); ++i) r.text("");
-      r.text("").text("").text("").text("");
-    }
-    r.integer(static_cast<std::int64_t>(plan.evaluations.size())).end();
-    std::vector<const PlanEvaluation*> by_count;
-    for (const auto& ev : plan.evaluations) by_count.push_back(&ev);
-    std::stable_sort(by_count.begin(), by_count.end(), [](const auto* a, const auto* b) {
-      return a->fleet.replicas < b->fleet.replicas;
-    });
-    for (const PlanEvaluation* evp : by_count) {
-      const PlanEvaluation& ev = *evp;
-      CsvRow s(search_csv);
-      plan_name_cells(s, plan)
-          .integer(ev.fleet.replicas)
-          .integer(ev.fleet.replicas * plan.engines_per_replica)
-          .integer(ev.fleet.prefill_replicas)
-          .integer(ev.fleet.gpus)
-          .integer(ev.meets ? 1 : 0);
-      for (double v : ev.values) s.fixed(v, 6);
-      s.integer(ev.fleet.requests_total)
-          .integer(ev.fleet.requests_completed)
-          .integer(ev.fleet.requests_rejected_kv)
-          .fixed(ev.fleet.throughput_tok_s, 6)
-          .fixed(ev.fleet.throughput_tok_s_per_gpu, 6)
-          .text(csv_cell(ev.reason))
-          .end();
-    }
-  }
-  nlohmann::ordered_json config;
-  config["sparksim_version"] = sparksim_version();
-  config["sparksim_git_sha"] = sparksim_git_sha();
-  config["profile"] = o.run.profile_path;
-  config["profile_source"] = result.profile_source;
-  config["profile_label"] = result.profile_label;
-  config["trace"] = o.run.trace_path;
-  config["trace_format"] = o.run.trace_format;
-  config["domain_override"] = o.run.domain;
-  config["spread_buckets"] = o.run.spread_buckets;
-  config["synthetic"] = o.run.synthetic;
-  config["rate_scale"] = o.run.rate_scale;
-  config["max_requests"] = o.run.max_requests;
-  config["requests"] = requests;
-  config["slo"] = nlohmann::ordered_json::array();
-  for (const auto& t : result.terms) config["slo"].push_back(t.text());
-  config["routers"] = result.routers;
-  config["layouts"] = result.layouts;
-  config["max_replicas"] = result.max_replicas;
-  if (o.topology.active()) {
-    const TopologyPlanOptions& t = o.topology;
-    auto& topology = config["topology_search"];
-    topology["target"] = t.target;
-    topology["gpu"] = t.gpu;
-    topology["topologies"] = t.topologies;
-    topology["topology_profiles"] = t.topology_profiles;
-    topology["expert_format"] = t.expert_format;
-    topology["gpus_per_node"] = t.gpus_per_node;
-    topology["expert_imbalance"] = t.expert_imbalance;
-    topology["two_batch_overlap"] = t.two_batch_overlap;
-    topology["planned_requests"] = t.planned_requests;
-    topology["max_gpus"] = t.max_gpus;
-  }
-  config["policies"] = nlohmann::ordered_json::array();
-  for (const auto& p : result.plans) config["policies"].push_back(p.drafter + "+" + p.policy);
-  config["acceptance"] = o.run.acceptance;
-  config["acceptance_log"] = o.run.acceptance_log;
-  config["seed"] = o.run.seed;
-  config["engine_preset"] = o.run.engine;
-  config["max_running"] = o.run.max_running;
-  config["max_batch_tokens"] = o.run.max_batch_tokens;
-  config["prefill"] = o.run.prefill;
-  config["sps"] = o.run.sps;
-  config["kv_capacity_tokens"] = o.run.kv_capacity_tokens;
-  // The --host-overhead-us override; null: each policy pays the profile's host_overhead_us.
-  config["host_overhead_us_override"] = nullptr;
-  if (o.run.host_overhead_us) config["host_overhead_us_override"] = *o.run.host_overhead_us;
+}  // namespace
 
-  std::string out_dir = std::filesystem::path(o.out_dir).lexically_normal().string();
-  while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();
-  StagedDirectory dir(out_dir);
-  write_file_bytes(dir.file("plan.csv"), plan_csv);
-  write_file_bytes(dir.file("search.csv"), search_csv);
-  write_file_bytes(dir.file("config.json"), format_json(config));
-  if (o.topology.active()) {
-    write_file_bytes(dir.file("topology.csv"), topology_csv(result));
-    // The composed profiles, so `sparksim cluster --profile` can serve the chosen fleet.
-    for (const auto& c : result.topologies) {
-      if (!c.profile || c.profile_path.rfind("composed:", 0) != 0) continue;
-      std::filesystem::create_directories(dir.file("profiles"));
-      write_file_bytes(dir.file("profiles/" + c.name + ".json"), format_profile(*c.profile));
-    }
+PlanResult run_plan(const PlanOptions& o) {
+  PlanResult result;
+  const PreparedPlan prepared = prepare_plan(o, result);
+  describe_profiles(result, o, prepared.candidates, prepared.first_setup);
+  result.routers = o.routers;
+  for (double share : o.prefill_shares) {
+    result.layouts.push_back(make_fleet_simulator("round-robin", share)->layout());
   }
-  dir.commit();
+  result.max_replicas =
+      std::min<std::int64_t>(o.max_replicas, std::max<std::int64_t>(prepared.requests, 1));
+  if (o.topology.active()) result.topologies = prepared.candidates;
+  search_plans(o, prepared, result);
+  write_plan_outputs(o, result, plan_run_configs(prepared.setups), prepared.requests);
   return result;
 }
 

@@ -175,10 +175,212 @@ ClusterSetup prepare_cluster(const RunSetup& run, const ClusterOptions& options)
   return setup;
 }
 
+namespace {
+
+// Every replica's engine (with its own policy, acceptance model and metrics) on one time model
+// and SPS table; the first `prefill` replicas prefill when the cluster is disaggregated.
+std::vector<ReplicaRig> build_rigs(const RunSetup& rs, std::size_t n, std::size_t prefill,
+                                   const TimeModel& time_model, const SpsTable& sps) {
+  std::vector<ReplicaRig> rigs(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ReplicaRig& rig = rigs[i];
+    rig.role = prefill == 0 ? ReplicaRole::kColocated
+                            : (i < prefill ? ReplicaRole::kPrefill : ReplicaRole::kDecode);
+    rig.policy = make_policy(rs.policy_spec, PolicyContext{rs.engine.drafter.gamma});
+    rig.acceptance = make_acceptance_model(
+        rs.acceptance_spec,
+        AcceptanceContext{rs.engine.drafter, rs.profile.target, rs.options.seed});
+    rig.metrics = std::make_unique<MetricsCollector>(nullptr);
+    rig.engine = std::make_unique<Engine>(rs.engine, time_model, sps, *rig.acceptance, *rig.policy,
+                                          *rig.metrics);
+    if (rs.sps_belief == SpsBelief::kLive) {
+      rig.live_sps = std::make_unique<LiveSps>(time_model);
+      rig.engine->use_live_sps(rig.live_sps.get());
+    }
+  }
+  return rigs;
+}
+
+void add_bins(std::vector<PerSecondBin>& bins, const std::vector<PerSecondBin>& rb) {
+  if (rb.size() > bins.size()) bins.resize(rb.size());
+  for (std::size_t s = 0; s < rb.size(); ++s) {
+    bins[s].running_request_seconds += rb[s].running_request_seconds;
+    bins[s].steps += rb[s].steps;
+    bins[s].request_steps += rb[s].request_steps;
+    bins[s].verify_tokens += rb[s].verify_tokens;
+    bins[s].decode_committed += rb[s].decode_committed;
+    bins[s].output_tokens += rb[s].output_tokens;
+  }
+}
+
+// Whole cluster: counters and per-second series summed over replicas; per-request distributions
+// from the completions as the cluster saw them; ITL histograms merged. Fills `bins`.
+MetricsTotals cluster_totals(const std::vector<ReplicaRig>& rigs,
+                             const MetricsCollector& cluster_metrics, const ClusterStats& stats,
+                             int replica_gpus, std::vector<PerSecondBin>& bins) {
+  MetricsTotals total = totals_of(cluster_metrics);
+  total.counters = AggregateCounters{};
+  LogHistogram itl_step, itl_token;
+  for (const ReplicaRig& rig : rigs) {
+    add_counters(total.counters, rig.metrics->counters());
+    itl_step.merge(rig.metrics->itl_step_histogram());
+    itl_token.merge(rig.metrics->itl_token_histogram());
+    add_bins(bins, rig.metrics->per_second());
+    total.kv_capacity_tokens += rig.engine->kv_capacity();
+  }
+  const AggregateCounters& whole = cluster_metrics.counters();
+  total.counters.requests_completed = whole.requests_completed;
+  total.counters.single_token_requests = whole.single_token_requests;
+  const auto& cb = cluster_metrics.per_second();
+  if (cb.size() > bins.size()) bins.resize(cb.size());
+  for (std::size_t s = 0; s < cb.size(); ++s) bins[s].completed = cb[s].completed;
+  total.itl_step_ms = itl_step.summarize();
+  total.itl_token_ms = itl_token.summarize();
+  total.requests_total = stats.requests_submitted;
+  total.requests_rejected_kv = stats.requests_rejected_kv;
+  total.end_time = stats.end_time;
+  total.gpus = replica_gpus * static_cast<int>(rigs.size());
+  return total;
+}
+
+// Acceptance notes from every replica, each once, in replica order.
+std::vector<std::string> acceptance_notes(const std::vector<ReplicaRig>& rigs) {
+  std::vector<std::string> notes;
+  for (const ReplicaRig& rig : rigs) {
+    for (const std::string& note : rig.acceptance->notes()) {
+      if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+    }
+  }
+  return notes;
+}
+
+// transfers.csv: every KV transfer that landed, with its route and how much it was slowed.
+std::string transfers_csv(const KvNetwork& network, const ClusterPlatform& platform) {
+  std::string csv =
+      "request_id,from_replica,to_replica,from_host,to_host,bytes,start_s,land_s,duration_ms,"
+      "route_latency_us,route_bandwidth_gb_s,idle_route_ms,slowdown\n";
+  for (const KvTransferRecord& t : network.transfers()) {
+    if (t.land < 0) continue;
+    const double duration_ms = sim_time_to_ms(t.land - t.start);
+    const double idle_ms =
+        1e3 * (t.route_latency_s + static_cast<double>(t.bytes) / t.route_bandwidth_bytes_s);
+    CsvRow(csv)
+        .integer(static_cast<std::int64_t>(t.request_id))
+        .integer(static_cast<std::int64_t>(t.from))
+        .integer(static_cast<std::int64_t>(t.to))
+        .text(platform.replica_host_name(t.from))
+        .text(platform.replica_host_name(t.to))
+        .integer(static_cast<std::int64_t>(t.bytes))
+        .scaled(t.start, 9)
+        .scaled(t.land, 9)
+        .scaled(t.land - t.start, 6)
+        .fixed(t.route_latency_s * 1e6, 6)
+        .fixed(t.route_bandwidth_bytes_s / 1e9, 6)
+        .fixed(idle_ms, 9)
+        .fixed(per(duration_ms, idle_ms), 6)
+        .end();
+  }
+  return csv;
+}
+
+// summary.json's "cluster": shape, router and the KV transfers' sizes and times.
+nlohmann::ordered_json cluster_section(const ClusterSetup& setup, const ClusterPlatform& platform,
+                                       const KvNetwork& network, std::size_t prefill) {
+  std::vector<double> transfer_ms;
+  std::uint64_t transfer_bytes = 0;
+  for (const KvTransferRecord& t : network.transfers()) {
+    if (t.land < 0) continue;
+    transfer_ms.push_back(sim_time_to_ms(t.land - t.start));
+    transfer_bytes += t.bytes;
+  }
+  const std::size_t n = platform.replica_count();
+  nlohmann::ordered_json cluster;
+  cluster["replicas"] = n;
+  cluster["prefill_replicas"] = prefill;
+  cluster["decode_replicas"] = prefill > 0 ? n - prefill : 0;
+  cluster["router"] = setup.router_spec.text();
+  cluster["topology"] = platform.description();
+  cluster["gpus_per_replica"] = setup.run.gpus;
+  cluster["kv_bytes_per_token"] = setup.run.profile.kv_bytes_per_token;
+  cluster["kv_transfers"] = static_cast<std::int64_t>(transfer_ms.size());
+  cluster["kv_transfer_bytes"] = transfer_bytes;
+  cluster["kv_transfer_ms"] = to_json(summarize_exact(transfer_ms));
+  return cluster;
+}
+
+// summary.json's "replicas": each replica's own metrics, host and role.
+nlohmann::ordered_json replicas_section(const std::vector<ReplicaRig>& rigs,
+                                        const ClusterStats& stats, const ClusterPlatform& platform,
+                                        int replica_gpus) {
+  nlohmann::ordered_json per_replica = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < rigs.size(); ++i) {
+    const ReplicaRig& rig = rigs[i];
+    MetricsTotals m = totals_of(*rig.metrics);
+    m.requests_total = stats.replicas[i].requests_submitted;
+    m.requests_rejected_kv = stats.replicas[i].requests_rejected_kv;
+    m.end_time = stats.replicas[i].end_time;
+    m.gpus = replica_gpus;
+    m.kv_capacity_tokens = rig.engine->kv_capacity();
+    nlohmann::ordered_json r;
+    r["replica"] = i;
+    r["host"] = platform.replica_host_name(i);
+    r["role"] = replica_role_name(rig.role);
+    put_metrics(r, m);
+    per_replica.push_back(r);
+  }
+  return per_replica;
+}
+
+// summary.json's "links": what each network link carried and how busy it was.
+nlohmann::ordered_json links_section(const KvNetwork& network, double duration_s) {
+  nlohmann::ordered_json links = nlohmann::ordered_json::array();
+  for (const LinkUsage& u : network.link_usage()) {
+    nlohmann::ordered_json l;
+    l["name"] = u.name;
+    l["bandwidth_gb_s"] = u.bandwidth_bytes_s / 1e9;
+    l["latency_us"] = u.latency_s * 1e6;
+    l["transfers"] = u.transfers;
+    l["bytes"] = u.bytes;
+    l["busy_s"] = sim_time_to_seconds(u.busy);
+    l["utilization_mean"] = per(static_cast<double>(u.bytes), u.bandwidth_bytes_s * duration_s);
+    l["utilization_while_busy"] =
+        per(static_cast<double>(u.bytes), u.bandwidth_bytes_s * sim_time_to_seconds(u.busy));
+    links.push_back(l);
+  }
+  return links;
+}
+
+// config.json's "cluster": the options that shaped the cluster and SimGrid's configuration.
+nlohmann::ordered_json cluster_config(const ClusterSetup& setup, const ClusterPlatform& platform,
+                                      std::size_t prefill) {
+  nlohmann::ordered_json ccfg;
+  const ClusterOptions& co = setup.options;
+  ccfg["replicas"] = platform.replica_count();
+  ccfg["platform"] = co.platform_path;
+  ccfg["router_host"] = platform.router_host_name();
+  ccfg["router"] = setup.router_spec.text();
+  ccfg["prefill_replicas"] = prefill;
+  ccfg["topology"] = platform.description();
+  if (co.platform_path.empty()) {
+    const BuiltinTopology& t = setup.platform.builtin;
+    ccfg["gpus_per_node"] = t.gpus_per_node;
+    ccfg["nvlink_bandwidth_gb_s"] = t.nvlink_bandwidth_bytes_s / 1e9;
+    ccfg["nvlink_latency_us"] = t.nvlink_latency_s * 1e6;
+    ccfg["network_bandwidth_gb_s"] = t.network_bandwidth_bytes_s / 1e9;
+    ccfg["network_latency_us"] = t.network_latency_s * 1e6;
+  }
+  nlohmann::ordered_json simgrid = nlohmann::ordered_json::array();
+  for (const std::string& c : default_simgrid_config()) simgrid.push_back(c);
+  for (const std::string& c : co.simgrid_config) simgrid.push_back(c);
+  ccfg["simgrid_config"] = simgrid;
+  return ccfg;
+}
+
+}  // namespace
+
 ClusterOutcome execute_cluster(const ClusterSetup& setup, std::ostream* requests_csv) {
   const auto wall_start = std::chrono::steady_clock::now();
   const RunSetup& rs = setup.run;
-  const RunOptions& o = rs.options;
   // A bad platform file or an unreachable replica stops here, before anything is simulated.
   const std::unique_ptr<ClusterPlatform> platform = ClusterPlatform::create(setup.platform);
   const std::size_t n = platform->replica_count();
@@ -189,30 +391,11 @@ ClusterOutcome execute_cluster(const ClusterSetup& setup, std::ostream* requests
       make_sps_table(rs.profile, rs.sps_belief,
                      std::max<std::int64_t>(rs.engine.max_batch_tokens,
                                             rs.engine.max_running * (rs.engine.drafter.gamma + 1)));
-  std::vector<ReplicaRig> rigs(n);
+  std::vector<ReplicaRig> rigs = build_rigs(rs, n, prefill, time_model, sps);
   std::vector<ClusterReplica> replicas(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    ReplicaRig& rig = rigs[i];
-    rig.role = prefill == 0 ? ReplicaRole::kColocated
-                            : (i < prefill ? ReplicaRole::kPrefill : ReplicaRole::kDecode);
-    rig.policy = make_policy(rs.policy_spec, PolicyContext{rs.engine.drafter.gamma});
-    rig.acceptance = make_acceptance_model(
-        rs.acceptance_spec, AcceptanceContext{rs.engine.drafter, rs.profile.target, o.seed});
-    rig.metrics = std::make_unique<MetricsCollector>(nullptr);
-    rig.engine = std::make_unique<Engine>(rs.engine, time_model, sps, *rig.acceptance, *rig.policy,
-                                          *rig.metrics);
-    if (rs.sps_belief == SpsBelief::kLive) {
-      rig.live_sps = std::make_unique<LiveSps>(time_model);
-      rig.engine->use_live_sps(rig.live_sps.get());
-    }
-    replicas[i] = ClusterReplica{rig.engine.get(), rig.role};
-  }
-  std::unique_ptr<Workload> workload;
-  if (rs.closed_loop) {
-    workload = std::make_unique<ClosedLoopWorkload>(*rs.synthetic, *rs.closed_loop, o.seed);
-  } else {
-    workload = std::make_unique<OpenLoopWorkload>(rs.trace.requests);
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    replicas[i] = ClusterReplica{rigs[i].engine.get(), rigs[i].role};
+  const std::unique_ptr<Workload> workload = make_run_workload(rs);
   const std::unique_ptr<Router> arrival_router = make_router(setup.router_spec);
   const std::unique_ptr<Router> decode_router = make_router(setup.router_spec);
   KvNetwork network(*platform);
@@ -240,162 +423,26 @@ ClusterOutcome execute_cluster(const ClusterSetup& setup, std::ostream* requests
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
-  // Whole cluster: counters and per-second series summed over replicas; per-request distributions
-  // from the completions as the cluster saw them; ITL histograms merged.
-  const int replica_gpus = rs.gpus;
-  MetricsTotals total = totals_of(cluster_metrics);
-  total.counters = AggregateCounters{};
-  LogHistogram itl_step, itl_token;
   std::vector<PerSecondBin> bins;
-  for (const ReplicaRig& rig : rigs) {
-    add_counters(total.counters, rig.metrics->counters());
-    itl_step.merge(rig.metrics->itl_step_histogram());
-    itl_token.merge(rig.metrics->itl_token_histogram());
-    const auto& rb = rig.metrics->per_second();
-    if (rb.size() > bins.size()) bins.resize(rb.size());
-    for (std::size_t s = 0; s < rb.size(); ++s) {
-      bins[s].running_request_seconds += rb[s].running_request_seconds;
-      bins[s].steps += rb[s].steps;
-      bins[s].request_steps += rb[s].request_steps;
-      bins[s].verify_tokens += rb[s].verify_tokens;
-      bins[s].decode_committed += rb[s].decode_committed;
-      bins[s].output_tokens += rb[s].output_tokens;
-    }
-    total.kv_capacity_tokens += rig.engine->kv_capacity();
-  }
-  const AggregateCounters& whole = cluster_metrics.counters();
-  total.counters.requests_completed = whole.requests_completed;
-  total.counters.single_token_requests = whole.single_token_requests;
-  const auto& cb = cluster_metrics.per_second();
-  if (cb.size() > bins.size()) bins.resize(cb.size());
-  for (std::size_t s = 0; s < cb.size(); ++s) bins[s].completed = cb[s].completed;
-  total.itl_step_ms = itl_step.summarize();
-  total.itl_token_ms = itl_token.summarize();
-  total.requests_total = out.stats.requests_submitted;
-  total.requests_rejected_kv = out.stats.requests_rejected_kv;
-  total.end_time = out.stats.end_time;
-  total.gpus = replica_gpus * static_cast<int>(n);
+  const MetricsTotals total = cluster_totals(rigs, cluster_metrics, out.stats, rs.gpus, bins);
   const double duration_s = sim_time_to_seconds(out.stats.end_time);
-
   nlohmann::ordered_json& s = out.summary;
   put_run_identity(s, rs.profile, rs.engine.drafter.name, rs.policy_spec.text(), rs.sps_belief,
                    rs.acceptance_spec.text(), *rigs.front().acceptance);
-  // Notes from every replica, each once, in replica order.
-  std::vector<std::string> notes;
-  for (const ReplicaRig& rig : rigs) {
-    for (const std::string& note : rig.acceptance->notes()) {
-      if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
-    }
-  }
-  s["acceptance_notes"] = notes;
-  s["seed"] = o.seed;
+  s["acceptance_notes"] = acceptance_notes(rigs);
+  s["seed"] = rs.options.seed;
   put_metrics(s, total);
   s["sim_wall_s"] = wall_s;
   s["request_steps_per_wall_s"] = per(static_cast<double>(total.counters.request_steps), wall_s);
   s["speedup_vs_simulated_time"] = per(duration_s, wall_s);
   s["load_report"] = load_report_json(rs.trace.report);
+  out.transfers_csv = transfers_csv(network, *platform);
+  s["cluster"] = cluster_section(setup, *platform, network, prefill);
+  s["replicas"] = replicas_section(rigs, out.stats, *platform, rs.gpus);
+  s["links"] = links_section(network, duration_s);
 
-  // KV transfers: sizes and times, and what each link carried.
-  const auto& transfers = network.transfers();
-  std::vector<double> transfer_ms;
-  std::uint64_t transfer_bytes = 0;
-  out.transfers_csv =
-      "request_id,from_replica,to_replica,from_host,to_host,bytes,start_s,land_s,duration_ms,"
-      "route_latency_us,route_bandwidth_gb_s,idle_route_ms,slowdown\n";
-  for (const KvTransferRecord& t : transfers) {
-    if (t.land < 0) continue;
-    const double duration_ms = sim_time_to_ms(t.land - t.start);
-    const double idle_ms =
-        1e3 * (t.route_latency_s + static_cast<double>(t.bytes) / t.route_bandwidth_bytes_s);
-    transfer_ms.push_back(duration_ms);
-    transfer_bytes += t.bytes;
-    CsvRow(out.transfers_csv)
-        .integer(static_cast<std::int64_t>(t.request_id))
-        .integer(static_cast<std::int64_t>(t.from))
-        .integer(static_cast<std::int64_t>(t.to))
-        .text(platform->replica_host_name(t.from))
-        .text(platform->replica_host_name(t.to))
-        .integer(static_cast<std::int64_t>(t.bytes))
-        .scaled(t.start, 9)
-        .scaled(t.land, 9)
-        .scaled(t.land - t.start, 6)
-        .fixed(t.route_latency_s * 1e6, 6)
-        .fixed(t.route_bandwidth_bytes_s / 1e9, 6)
-        .fixed(idle_ms, 9)
-        .fixed(per(duration_ms, idle_ms), 6)
-        .end();
-  }
-  nlohmann::ordered_json cluster;
-  cluster["replicas"] = n;
-  cluster["prefill_replicas"] = prefill;
-  cluster["decode_replicas"] = prefill > 0 ? n - prefill : 0;
-  cluster["router"] = setup.router_spec.text();
-  cluster["topology"] = platform->description();
-  cluster["gpus_per_replica"] = replica_gpus;
-  cluster["kv_bytes_per_token"] = rs.profile.kv_bytes_per_token;
-  cluster["kv_transfers"] = static_cast<std::int64_t>(transfer_ms.size());
-  cluster["kv_transfer_bytes"] = transfer_bytes;
-  cluster["kv_transfer_ms"] = to_json(summarize_exact(transfer_ms));
-  s["cluster"] = cluster;
-
-  nlohmann::ordered_json per_replica = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < n; ++i) {
-    const ReplicaRig& rig = rigs[i];
-    MetricsTotals m = totals_of(*rig.metrics);
-    m.requests_total = out.stats.replicas[i].requests_submitted;
-    m.requests_rejected_kv = out.stats.replicas[i].requests_rejected_kv;
-    m.end_time = out.stats.replicas[i].end_time;
-    m.gpus = replica_gpus;
-    m.kv_capacity_tokens = rig.engine->kv_capacity();
-    nlohmann::ordered_json r;
-    r["replica"] = i;
-    r["host"] = platform->replica_host_name(i);
-    r["role"] = replica_role_name(rig.role);
-    put_metrics(r, m);
-    per_replica.push_back(r);
-  }
-  s["replicas"] = per_replica;
-
-  nlohmann::ordered_json links = nlohmann::ordered_json::array();
-  for (const LinkUsage& u : network.link_usage()) {
-    nlohmann::ordered_json l;
-    l["name"] = u.name;
-    l["bandwidth_gb_s"] = u.bandwidth_bytes_s / 1e9;
-    l["latency_us"] = u.latency_s * 1e6;
-    l["transfers"] = u.transfers;
-    l["bytes"] = u.bytes;
-    l["busy_s"] = sim_time_to_seconds(u.busy);
-    l["utilization_mean"] = per(static_cast<double>(u.bytes), u.bandwidth_bytes_s * duration_s);
-    l["utilization_while_busy"] =
-        per(static_cast<double>(u.bytes), u.bandwidth_bytes_s * sim_time_to_seconds(u.busy));
-    links.push_back(l);
-  }
-  s["links"] = links;
-
-  nlohmann::ordered_json& cfg = out.config;
-  cfg = run_config_json(rs, rigs.front().policy->synchronous());
-  nlohmann::ordered_json ccfg;
-  const ClusterOptions& co = setup.options;
-  ccfg["replicas"] = n;
-  ccfg["platform"] = co.platform_path;
-  ccfg["router_host"] = platform->router_host_name();
-  ccfg["router"] = setup.router_spec.text();
-  ccfg["prefill_replicas"] = prefill;
-  ccfg["topology"] = platform->description();
-  if (co.platform_path.empty()) {
-    const BuiltinTopology& t = setup.platform.builtin;
-    ccfg["gpus_per_node"] = t.gpus_per_node;
-    ccfg["nvlink_bandwidth_gb_s"] = t.nvlink_bandwidth_bytes_s / 1e9;
-    ccfg["nvlink_latency_us"] = t.nvlink_latency_s * 1e6;
-    ccfg["network_bandwidth_gb_s"] = t.network_bandwidth_bytes_s / 1e9;
-    ccfg["network_latency_us"] = t.network_latency_s * 1e6;
-  }
-  nlohmann::ordered_json simgrid = nlohmann::ordered_json::array();
-  for (const std::string& c : default_simgrid_config()) simgrid.push_back(c);
-  for (const std::string& c : co.simgrid_config) simgrid.push_back(c);
-  ccfg["simgrid_config"] = simgrid;
-  cfg["cluster"] = ccfg;
-
+  out.config = run_config_json(rs, rigs.front().policy->synchronous());
+  out.config["cluster"] = cluster_config(setup, *platform, prefill);
   out.timeseries_csv = timeseries_csv(bins);
   return out;
 }

@@ -31,20 +31,10 @@
 
 namespace sparksim {
 
-namespace {}  // namespace
+namespace {
 
-RunSetup prepare_run(const RunOptions& o) {
-  ProblemList problems;
-  RunSetup setup{o,
-                 {},
-                 std::nullopt,
-                 std::nullopt,
-                 {},
-                 {},
-                 NamedSpec::parse("static", "--policy"),
-                 NamedSpec::parse("bernoulli", "--acceptance"),
-                 1};
-
+// The workload options: exactly one workload, and numbers in range.
+void check_workload_options(const RunOptions& o, ProblemList& problems) {
   const int workloads = (!o.trace_path.empty() ? 1 : 0) +
                         (o.closed_loop_users > 0 ? 1 : (!o.synthetic.empty() ? 1 : 0));
   if (workloads != 1) {
@@ -63,6 +53,10 @@ RunSetup prepare_run(const RunOptions& o) {
     problems.add("--rate-scale must be a finite number > 0");
   }
   if (o.max_requests < 0) problems.add("--max-requests must be >= 0");
+}
+
+// The engine limits and the SPS belief (set in `setup` when valid).
+void check_engine_options(const RunOptions& o, RunSetup& setup, ProblemList& problems) {
   if (o.max_running < 1 || o.max_running > 1'000'000) {
     problems.add("--max-running must be in [1, 1000000]");
   }
@@ -81,6 +75,10 @@ RunSetup prepare_run(const RunOptions& o) {
   } else {
     problems.add("--sps: unknown belief '" + o.sps + "'; valid: " + kSpsBeliefChoices);
   }
+}
+
+// The profile: in memory (plan's composed topologies) or loaded from --profile. True when loaded.
+bool load_run_profile(const RunOptions& o, RunSetup& setup, ProblemList& problems) {
   bool have_profile = false;
   if (o.profile) {
     setup.profile = *o.profile;
@@ -93,21 +91,12 @@ RunSetup prepare_run(const RunOptions& o) {
       have_profile = true;
     });
   }
-  std::optional<DrafterSpec> drafter;
-  problems.check([&] { drafter = parse_drafter(o.drafter); });
-  // The one place every simulating command (run, cluster, sweep, plan, calibrate) meets a profile
-  // and a drafter: a drafter the profile has no cost for is refused here, never run as free.
-  if (have_profile && drafter) {
-    problems.check([&] { require_draft_cost(setup.profile, *drafter); });
-  }
-  const EnginePreset* preset = nullptr;
-  if (!o.engine.empty()) problems.check([&] { preset = &find_engine_preset(o.engine); });
-  if (drafter && !drafter->speculates() && !o.write_acceptance_log.empty()) {
-    problems.add("--write-acceptance-log: --drafter none drafts nothing, so there is no log");
-  }
-  problems.check([&] { setup.policy_spec = NamedSpec::parse(o.policy, "--policy"); });
-  // --acceptance-log PATH is short for --acceptance replay:log=PATH (replay's other keys may still
-  // come through --acceptance replay:signal=X).
+  return have_profile;
+}
+
+// --acceptance-log PATH is short for --acceptance replay:log=PATH (replay's other keys may still
+// come through --acceptance replay:signal=X). Returns the acceptance spec text to parse.
+std::string acceptance_text(const RunOptions& o, ProblemList& problems) {
   std::string acceptance = o.acceptance;
   if (!o.acceptance_log.empty()) {
     if (o.acceptance_log.find(',') != std::string::npos) {
@@ -125,7 +114,14 @@ RunSetup prepare_run(const RunOptions& o) {
       acceptance += o.acceptance_log;
     }
   }
-  problems.check([&] { setup.acceptance_spec = NamedSpec::parse(acceptance, "--acceptance"); });
+  return acceptance;
+}
+
+// Builds the policy and acceptance model once so that bad parameters are reported now
+// (execute_run builds fresh instances); without a drafter only unknown names can be reported.
+void check_policy_and_acceptance(const RunSetup& setup, const std::optional<DrafterSpec>& drafter,
+                                 ProblemList& problems) {
+  const RunOptions& o = setup.options;
   if (drafter) {
     // Build once here so bad parameters are reported now; execute_run builds fresh instances.
     problems.check([&] { make_policy(setup.policy_spec, PolicyContext{drafter->gamma}); });
@@ -138,6 +134,10 @@ RunSetup prepare_run(const RunOptions& o) {
     problems.check([&] { find_policy(setup.policy_spec); });
     problems.check([&] { find_acceptance_model(setup.acceptance_spec); });
   }
+}
+
+// The trace file, or the synthetic spec (generated after every check passed).
+void load_run_workload(const RunOptions& o, RunSetup& setup, ProblemList& problems) {
   if (!o.trace_path.empty()) {
     problems.check([&] {
       TraceOptions topt;
@@ -156,10 +156,11 @@ RunSetup prepare_run(const RunOptions& o) {
   } else if (!o.synthetic.empty()) {
     problems.check([&] { setup.synthetic = parse_synthetic_spec(o.synthetic); });
   }
-  problems.throw_if_any();
-  if (o.host_overhead_us) setup.profile.host_overhead_us = *o.host_overhead_us;
-  if (preset != nullptr) setup.profile.memory_utilization = preset->memory_utilization;
+}
 
+// The workload as simulated: a closed loop, or an open-loop trace (synthetic traffic generated
+// from the seed) cut to --max-requests and scaled by --rate-scale.
+void materialize_workload(const RunOptions& o, RunSetup& setup) {
   if (setup.synthetic && o.closed_loop_users > 0) {
     setup.closed_loop =
         ClosedLoopOptions{o.closed_loop_users, o.think_time_s, setup.synthetic->duration_s};
@@ -180,9 +181,12 @@ RunSetup prepare_run(const RunOptions& o) {
     }
     if (o.rate_scale != 1.0) scale_arrivals(setup.trace, o.rate_scale);
   }
+}
 
+// The engine's configuration from the options, the drafter and the profile.
+void resolve_engine(const RunOptions& o, const DrafterSpec& drafter, RunSetup& setup) {
   EngineConfig& e = setup.engine;
-  e.drafter = *drafter;
+  e.drafter = drafter;
   e.max_running = o.max_running;
   e.max_batch_tokens = o.max_batch_tokens;
   e.prefill_mode = o.prefill == "separate" ? PrefillMode::kSeparate : PrefillMode::kChunked;
@@ -190,6 +194,108 @@ RunSetup prepare_run(const RunOptions& o) {
       o.kv_capacity_tokens > 0 ? o.kv_capacity_tokens : setup.profile.kv_capacity_tokens();
   e.policy_sees_hidden_outcome = find_policy(setup.policy_spec).sees_hidden_outcome;
   setup.gpus = setup.profile.gpus * (e.prefill_mode == PrefillMode::kSeparate ? 2 : 1);
+}
+
+// DIR/steps.csv: every step's batch, one row per decode request or prefill chunk.
+class StepsCsvWriter {
+ public:
+  StepsCsvWriter(std::ostream* out, const DrafterSpec& drafter)
+      : out_(out),
+        family_(drafter_family_name(drafter.family)),
+        gamma_(std::to_string(drafter.gamma)) {
+    if (out_ != nullptr) *out_ << kStepsCsvHeader << "\n";
+  }
+  void write(SimTime start, SimTime end, const std::vector<Engine::StepItem>& items) {
+    text_.clear();
+    for (const Engine::StepItem& item : items) {
+      CsvRow(text_)
+          .integer(step_index_)
+          .fixed(static_cast<double>(end - start) / 1000.0, 3)
+          .text(gamma_)
+          .text(family_)
+          .text(item.prefill ? "prefill" : "decode")
+          .integer(static_cast<std::int64_t>(item.request))
+          .integer(item.context)
+          .integer(item.width)
+          .integer(item.commits)
+          .end();
+    }
+    *out_ << text_;
+    ++step_index_;
+  }
+
+ private:
+  std::ostream* out_;
+  std::string family_;
+  std::string gamma_;
+  std::int64_t step_index_ = 0;
+  std::string text_;  // reused: one allocation for the whole run
+};
+
+// summary.json of one run: identity, metrics, simulator speed and the trace's load report.
+nlohmann::ordered_json run_summary(const RunSetup& setup, const SimulationStats& stats,
+                                   const MetricsCollector& metrics,
+                                   const AcceptanceModel& acceptance, double wall_s) {
+  const AggregateCounters& c = metrics.counters();
+  const double duration_s = sim_time_to_seconds(stats.end_time);
+  const auto per = [](double num, double den) { return den > 0 ? num / den : 0.0; };
+  nlohmann::ordered_json s;
+  put_run_identity(s, setup.profile, setup.engine.drafter.name, setup.policy_spec.text(),
+                   setup.sps_belief, setup.acceptance_spec.text(), acceptance);
+  s["acceptance_notes"] = acceptance.notes();
+  s["seed"] = setup.options.seed;
+  MetricsTotals totals = totals_of(metrics);
+  totals.requests_total = stats.requests_submitted;
+  totals.requests_rejected_kv = stats.requests_rejected_kv;
+  totals.end_time = stats.end_time;
+  totals.gpus = setup.gpus;
+  totals.kv_capacity_tokens = setup.engine.kv_capacity_tokens;
+  put_metrics(s, totals);
+  s["sim_wall_s"] = wall_s;
+  s["request_steps_per_wall_s"] = per(static_cast<double>(c.request_steps), wall_s);
+  s["speedup_vs_simulated_time"] = per(duration_s, wall_s);
+  s["load_report"] = load_report_json(setup.trace.report);
+  return s;
+}
+
+}  // namespace
+
+RunSetup prepare_run(const RunOptions& o) {
+  ProblemList problems;
+  RunSetup setup{o,
+                 {},
+                 std::nullopt,
+                 std::nullopt,
+                 {},
+                 {},
+                 NamedSpec::parse("static", "--policy"),
+                 NamedSpec::parse("bernoulli", "--acceptance"),
+                 1};
+  check_workload_options(o, problems);
+  check_engine_options(o, setup, problems);
+  const bool have_profile = load_run_profile(o, setup, problems);
+  std::optional<DrafterSpec> drafter;
+  problems.check([&] { drafter = parse_drafter(o.drafter); });
+  // The one place every simulating command (run, cluster, sweep, plan, calibrate) meets a profile
+  // and a drafter: a drafter the profile has no cost for is refused here, never run as free.
+  if (have_profile && drafter) {
+    problems.check([&] { require_draft_cost(setup.profile, *drafter); });
+  }
+  const EnginePreset* preset = nullptr;
+  if (!o.engine.empty()) problems.check([&] { preset = &find_engine_preset(o.engine); });
+  if (drafter && !drafter->speculates() && !o.write_acceptance_log.empty()) {
+    problems.add("--write-acceptance-log: --drafter none drafts nothing, so there is no log");
+  }
+  problems.check([&] { setup.policy_spec = NamedSpec::parse(o.policy, "--policy"); });
+  const std::string acceptance = acceptance_text(o, problems);
+  problems.check([&] { setup.acceptance_spec = NamedSpec::parse(acceptance, "--acceptance"); });
+  check_policy_and_acceptance(setup, drafter, problems);
+  load_run_workload(o, setup, problems);
+  problems.throw_if_any();
+  if (o.host_overhead_us) setup.profile.host_overhead_us = *o.host_overhead_us;
+  if (preset != nullptr) setup.profile.memory_utilization = preset->memory_utilization;
+  materialize_workload(o, setup);
+  resolve_engine(o, *drafter, setup);
   return setup;
 }
 
@@ -234,6 +340,14 @@ nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchr
   return cfg;
 }
 
+std::unique_ptr<Workload> make_run_workload(const RunSetup& setup) {
+  if (setup.closed_loop) {
+    return std::make_unique<ClosedLoopWorkload>(*setup.synthetic, *setup.closed_loop,
+                                                setup.options.seed);
+  }
+  return std::make_unique<OpenLoopWorkload>(setup.trace.requests);
+}
+
 RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
                        std::ostream* acceptance_log, std::ostream* steps_csv) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -258,67 +372,22 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
   Engine engine(setup.engine, time_model, sps, *acceptance, *policy, metrics);
   LiveSps live(time_model);
   if (setup.sps_belief == SpsBelief::kLive) engine.use_live_sps(&live);
-  // The step observer below runs for the whole simulation: what it captures by reference must
-  // live as long (not in the if block's scope).
-  std::int64_t step_index = 0;
-  std::string text;
+  // Lives as long as the simulation: the engine calls it at the end of every step.
+  StepsCsvWriter steps_writer(steps_csv, setup.engine.drafter);
   if (steps_csv != nullptr) {
-    *steps_csv << kStepsCsvHeader << "\n";
-    const std::string family(drafter_family_name(setup.engine.drafter.family));
-    const std::string gamma = std::to_string(setup.engine.drafter.gamma);
     engine.set_step_observer(
-        [&, family, gamma](SimTime start, SimTime end, const std::vector<Engine::StepItem>& items) {
-          text.clear();
-          for (const Engine::StepItem& item : items) {
-            CsvRow(text)
-                .integer(step_index)
-                .fixed(static_cast<double>(end - start) / 1000.0, 3)
-                .text(gamma)
-                .text(family)
-                .text(item.prefill ? "prefill" : "decode")
-                .integer(static_cast<std::int64_t>(item.request))
-                .integer(item.context)
-                .integer(item.width)
-                .integer(item.commits)
-                .end();
-          }
-          *steps_csv << text;
-          ++step_index;
+        [&steps_writer](SimTime start, SimTime end, const std::vector<Engine::StepItem>& items) {
+          steps_writer.write(start, end, items);
         });
   }
 
-  std::unique_ptr<Workload> workload;
-  if (setup.closed_loop) {
-    workload = std::make_unique<ClosedLoopWorkload>(*setup.synthetic, *setup.closed_loop, o.seed);
-  } else {
-    workload = std::make_unique<OpenLoopWorkload>(setup.trace.requests);
-  }
+  const std::unique_ptr<Workload> workload = make_run_workload(setup);
   RunOutcome out;
   out.stats = run_simulation(engine, *workload);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
-  const AggregateCounters& c = metrics.counters();
-  const double duration_s = sim_time_to_seconds(out.stats.end_time);
-  const auto per = [](double num, double den) { return den > 0 ? num / den : 0.0; };
-
-  nlohmann::ordered_json& s = out.summary;
-  put_run_identity(s, setup.profile, setup.engine.drafter.name, setup.policy_spec.text(),
-                   setup.sps_belief, setup.acceptance_spec.text(), *acceptance);
-  s["acceptance_notes"] = acceptance->notes();
-  s["seed"] = o.seed;
-  MetricsTotals totals = totals_of(metrics);
-  totals.requests_total = out.stats.requests_submitted;
-  totals.requests_rejected_kv = out.stats.requests_rejected_kv;
-  totals.end_time = out.stats.end_time;
-  totals.gpus = setup.gpus;
-  totals.kv_capacity_tokens = setup.engine.kv_capacity_tokens;
-  put_metrics(s, totals);
-  s["sim_wall_s"] = wall_s;
-  s["request_steps_per_wall_s"] = per(static_cast<double>(c.request_steps), wall_s);
-  s["speedup_vs_simulated_time"] = per(duration_s, wall_s);
-  s["load_report"] = load_report_json(setup.trace.report);
-
+  out.summary = run_summary(setup, out.stats, metrics, *acceptance, wall_s);
   out.config = run_config_json(setup, policy->synchronous());
 
   out.timeseries_csv = timeseries_csv(metrics.per_second());

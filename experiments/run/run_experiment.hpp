@@ -93,6 +93,9 @@ struct RunOutcome {
 // where each default came from. `sparksim cluster` starts its config.json from the same keys.
 nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchronous);
 
+// The run's arrivals: its closed loop, or its open-loop trace (shared by run and cluster).
+std::unique_ptr<Workload> make_run_workload(const RunSetup& setup);
+
 // Simulates; per-request rows stream to `requests_csv` (may be null) as requests complete. With
 // `acceptance_log`, every request-step's confidences and hidden outcome are written to it in the
 // acceptance-log format (sim/acceptance/acceptance_log.hpp).

@@ -60,6 +60,34 @@ TEST_CASE("plan finds the fewest replicas meeting the SLO, per policy") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("plan's config.json records each policy's run exactly as sparksim run records it") {
+  // Oracle: `sparksim run` with the same workload, profile and policy writes its own config.json;
+  // the plan's "runs" entry for that policy must be that document (one writer for both).
+  const auto dir = scratch_dir("plan_config_runs");
+  const std::string workload =
+      "--trace traces/azure_code_2023.csv --max-requests 40 --rate-scale 4 "
+      "--profile profiles/analytic/h100/qwen3-8b.json --seed 3 ";
+  const auto plan =
+      run_cli("plan " + workload + "--jobs 1 --slo \"ttft_p99_ms<=100000\" " +
+                  "--policies mtp1+static:k=1 dspark-7+async-topk --out " + (dir / "plan").string(),
+              dir);
+  INFO(plan.output);
+  REQUIRE(plan.exit_code == 0);
+  const auto runs = read_json(dir / "plan" / "config.json")["runs"];
+  REQUIRE(runs.size() == 2);
+  const char* policies[][2] = {{"mtp1", "static:k=1"}, {"dspark-7", "async-topk"}};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto out = dir / ("run" + std::to_string(i));
+    const auto run = run_cli("run " + workload + "--drafter " + policies[i][0] + " --policy " +
+                                 policies[i][1] + " --out " + out.string(),
+                             dir);
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    CHECK(runs[i] == read_json(out / "config.json"));
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("an SLO no replica count meets is reported as such") {
   const auto dir = scratch_dir("plan_unmet");
   const auto r = run_cli("plan " + kWorkload +
