@@ -358,6 +358,133 @@ bool simpler(const ExactInstance& a, const ExactInstance& b) {
   return key(a) < key(b);
 }
 
+// The shrink's state: the simplest distorting instance so far, and the passes that try to make it
+// simpler. Each pass returns whether it replaced the instance (a candidate replaces it when it
+// still distorts by more than the threshold).
+class Shrinker {
+ public:
+  Shrinker(const ExactInstance& start, const std::string& policy, double threshold)
+      : best_(start), policy_(policy), threshold_(threshold) {}
+  const ExactInstance& best() const { return best_; }
+  std::int64_t evaluations() const { return count_; }
+
+  // One round of every pass, in order; true when any of them changed the instance.
+  bool round() {
+    bool changed = drop_requests();
+    changed |= drop_history();
+    while (best_.gamma > 1 && try_replace(shorter_block(best_))) changed = true;
+    changed |= drop_tokens();
+    changed |= share_first_request_tables();
+    changed |= calibrate_confidences();
+    changed |= round_probabilities();
+    changed |= plain_contexts();
+    return changed;
+  }
+
+ private:
+  bool try_replace(const ExactInstance& candidate) {
+    ++count_;
+    if (!(distortion(candidate, policy_) > threshold_)) return false;
+    best_ = candidate;
+    return true;
+  }
+
+  bool drop_requests() {
+    bool changed = false;
+    for (std::size_t r = best_.requests.size(); r-- > 0 && best_.requests.size() > 1;) {
+      if (try_replace(without_request(best_, r, false)) ||
+          try_replace(without_request(best_, r, true))) {
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  // All earlier steps at once, then one at a time.
+  bool drop_history() {
+    if (best_.history.empty()) return false;
+    bool changed = false;
+    ExactInstance none = best_;
+    none.history.clear();
+    if (try_replace(none)) changed = true;
+    for (std::size_t s = 0; s < best_.history.size() && best_.history.size() > 1; ++s) {
+      ExactInstance fewer = best_;
+      fewer.history.erase(fewer.history.begin() + static_cast<std::ptrdiff_t>(s));
+      if (try_replace(fewer)) {
+        changed = true;
+        --s;
+      }
+    }
+    return changed;
+  }
+
+  bool drop_tokens() {
+    bool changed = false;
+    for (int t = best_.vocab() - 1; t >= 0 && best_.vocab() > 2; --t) {
+      ExactInstance fewer;
+      if (without_token(best_, t, fewer) && try_replace(fewer)) changed = true;
+    }
+    return changed;
+  }
+
+  // Requests that reuse request 0's tables (written once in the instance file).
+  bool share_first_request_tables() {
+    bool changed = false;
+    for (std::size_t r = 1; r < best_.requests.size(); ++r) {
+      ExactInstance shared = best_;
+      const ExactRequest& first = best_.requests.front();
+      ExactRequest& req = shared.requests[r];
+      if (req.target == first.target && req.draft == first.draft &&
+          req.exact_confidence == first.exact_confidence && req.confidence == first.confidence) {
+        continue;
+      }
+      req.target = first.target;
+      req.draft = first.draft;
+      req.exact_confidence = first.exact_confidence;
+      req.confidence = first.confidence;
+      if (try_replace(shared)) changed = true;
+    }
+    return changed;
+  }
+
+  bool calibrate_confidences() {
+    bool changed = false;
+    for (std::size_t r = 0; r < best_.requests.size(); ++r) {
+      if (best_.requests[r].exact_confidence) continue;
+      ExactInstance calibrated = best_;
+      calibrated.requests[r].exact_confidence = true;
+      refresh_exact_confidences(calibrated);
+      if (try_replace(calibrated)) changed = true;
+    }
+    return changed;
+  }
+
+  // The coarsest rounding that still distorts (halves, quarters, tenths, ...).
+  bool round_probabilities() {
+    for (const int units : {2, 4, 10, 20, 100}) {
+      const ExactInstance candidate = rounded(best_, units);
+      if (exact_instance_json(candidate) == exact_instance_json(best_)) break;  // already there
+      if (try_replace(candidate)) return true;
+    }
+    return false;
+  }
+
+  // Every context length 1.
+  bool plain_contexts() {
+    ExactInstance plain = best_;
+    for (ExactRequest& r : plain.requests) r.context_tokens = 1;
+    for (ExactHistoryStep& step : plain.history) {
+      for (auto& c : step.context_tokens) c = 1;
+    }
+    return exact_instance_json(plain) != exact_instance_json(best_) && try_replace(plain);
+  }
+
+  ExactInstance best_;
+  const std::string& policy_;
+  double threshold_;
+  std::int64_t count_ = 0;
+};
+
 }  // namespace
 
 std::string search_space_description() {
@@ -373,84 +500,11 @@ std::string search_space_description() {
 
 ExactInstance shrink_counterexample(const ExactInstance& start, const std::string& policy,
                                     double threshold, std::int64_t* evaluations) {
-  std::int64_t count = 0;
-  const auto distorts = [&](const ExactInstance& candidate) {
-    ++count;
-    return distortion(candidate, policy) > threshold;
-  };
-  ExactInstance best = start;
-  const auto try_replace = [&](const ExactInstance& candidate) {
-    if (!distorts(candidate)) return false;
-    best = candidate;
-    return true;
-  };
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (std::size_t r = best.requests.size(); r-- > 0 && best.requests.size() > 1;) {
-      if (try_replace(without_request(best, r, false)) ||
-          try_replace(without_request(best, r, true))) {
-        changed = true;
-      }
-    }
-    if (!best.history.empty()) {
-      ExactInstance none = best;
-      none.history.clear();
-      if (try_replace(none)) changed = true;
-      for (std::size_t s = 0; s < best.history.size() && best.history.size() > 1; ++s) {
-        ExactInstance fewer = best;
-        fewer.history.erase(fewer.history.begin() + static_cast<std::ptrdiff_t>(s));
-        if (try_replace(fewer)) {
-          changed = true;
-          --s;
-        }
-      }
-    }
-    while (best.gamma > 1 && try_replace(shorter_block(best))) changed = true;
-    for (int t = best.vocab() - 1; t >= 0 && best.vocab() > 2; --t) {
-      ExactInstance fewer;
-      if (without_token(best, t, fewer) && try_replace(fewer)) changed = true;
-    }
-    for (std::size_t r = 1; r < best.requests.size(); ++r) {
-      ExactInstance shared = best;
-      const ExactRequest& first = best.requests.front();
-      ExactRequest& req = shared.requests[r];
-      if (req.target == first.target && req.draft == first.draft &&
-          req.exact_confidence == first.exact_confidence && req.confidence == first.confidence) {
-        continue;
-      }
-      req.target = first.target;
-      req.draft = first.draft;
-      req.exact_confidence = first.exact_confidence;
-      req.confidence = first.confidence;
-      if (try_replace(shared)) changed = true;
-    }
-    for (std::size_t r = 0; r < best.requests.size(); ++r) {
-      if (best.requests[r].exact_confidence) continue;
-      ExactInstance calibrated = best;
-      calibrated.requests[r].exact_confidence = true;
-      refresh_exact_confidences(calibrated);
-      if (try_replace(calibrated)) changed = true;
-    }
-    for (const int units : {2, 4, 10, 20, 100}) {
-      const ExactInstance candidate = rounded(best, units);
-      if (exact_instance_json(candidate) == exact_instance_json(best)) break;  // already there
-      if (try_replace(candidate)) {
-        changed = true;
-        break;
-      }
-    }
-    ExactInstance plain = best;
-    for (ExactRequest& r : plain.requests) r.context_tokens = 1;
-    for (ExactHistoryStep& step : plain.history) {
-      for (auto& c : step.context_tokens) c = 1;
-    }
-    if (exact_instance_json(plain) != exact_instance_json(best) && try_replace(plain)) {
-      changed = true;
-    }
+  Shrinker shrinker(start, policy, threshold);
+  while (shrinker.round()) {
   }
-  if (evaluations != nullptr) *evaluations += count;
-  return best;
+  if (evaluations != nullptr) *evaluations += shrinker.evaluations();
+  return shrinker.best();
 }
 
 SearchResult search_counterexample(const SearchOptions& o) {

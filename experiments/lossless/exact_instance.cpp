@@ -207,6 +207,138 @@ ExactInstance appendix_a_instance() {
   return in;
 }
 
+namespace {
+
+std::vector<std::string> read_tokens(const JsonFile& file) {
+  const nlohmann::json& tokens = file.get_array(Pointer("/tokens"));
+  if (tokens.size() < 2) {
+    file.fail(Pointer("/tokens"), "tokens has " + std::to_string(tokens.size()) +
+                                      " names; an instance needs at least 2");
+  }
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string name = file.get_string(Pointer("/tokens") / i);
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      file.fail(Pointer("/tokens") / i, "token '" + name + "' is named twice");
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
+// Sizes first: an instance too large to enumerate stops here, naming the count.
+void check_instance_size(const JsonFile& file, const ExactInstance& in) {
+  const auto request_count =
+      file.has(Pointer("/requests")) && file.at(Pointer("/requests")).is_array()
+          ? static_cast<int>(file.at(Pointer("/requests")).size())
+          : 1;
+  const Pointer where = in.vocab() > kMaxExactVocab ? Pointer("/tokens")
+                        : in.gamma > kMaxExactGamma ? Pointer("/gamma")
+                                                    : Pointer("/requests");
+  if (in.vocab() > kMaxExactVocab || in.gamma > kMaxExactGamma ||
+      request_count > kMaxExactRequests ||
+      std::pow(std::pow(static_cast<double>(in.vocab()), in.gamma), request_count) >
+          kMaxJointOutcomes) {
+    file.fail(where, too_large(in.vocab(), in.gamma, request_count, false));
+  }
+}
+
+// The top-level tables, used by every request that gives none of its own.
+struct RequestDefaults {
+  std::vector<double> target;
+  std::vector<std::vector<double>> draft, confidence;
+  bool exact_confidence = true;
+};
+
+RequestDefaults read_request_defaults(const JsonFile& file, const ExactInstance& in) {
+  RequestDefaults d;
+  if (file.has(Pointer("/target"))) d.target = read_table(file, Pointer("/target"), in.tokens);
+  if (file.has(Pointer("/draft"))) {
+    d.draft = read_draft(file, Pointer("/draft"), in.tokens, in.gamma);
+  }
+  if (file.has(Pointer("/confidence"))) {
+    d.exact_confidence =
+        read_confidence(file, Pointer("/confidence"), in.tokens, in.gamma, d.confidence);
+  }
+  return d;
+}
+
+ExactRequest read_request(const JsonFile& file, const Pointer& ptr, const ExactInstance& in,
+                          const RequestDefaults& defaults) {
+  file.get_object(ptr);
+  file.reject_unknown_keys(ptr, {"anchor", "context_tokens", "target", "draft", "confidence"});
+  ExactRequest r;
+  r.anchor = token_index(file, ptr / "anchor", in.tokens);
+  if (file.has(ptr / "context_tokens")) {
+    r.context_tokens = file.get_int(ptr / "context_tokens", 1, std::int64_t{1} << 40);
+  }
+  if (file.has(ptr / "target")) {
+    r.target = read_table(file, ptr / "target", in.tokens);
+  } else if (!defaults.target.empty()) {
+    r.target = defaults.target;
+  } else {
+    file.fail(ptr, file.name_of(ptr) + " has no target and the file gives no top-level one");
+  }
+  if (file.has(ptr / "draft")) {
+    r.draft = read_draft(file, ptr / "draft", in.tokens, in.gamma);
+  } else if (!defaults.draft.empty()) {
+    r.draft = defaults.draft;
+  } else {
+    file.fail(ptr, file.name_of(ptr) + " has no draft and the file gives no top-level one");
+  }
+  if (file.has(ptr / "confidence")) {
+    r.exact_confidence =
+        read_confidence(file, ptr / "confidence", in.tokens, in.gamma, r.confidence);
+  } else {
+    r.exact_confidence = defaults.exact_confidence;
+    r.confidence = defaults.confidence;
+  }
+  return r;
+}
+
+// The SPS table must reach the largest step: every request verifying γ drafts and its anchor.
+void check_sps_covers_step(const JsonFile& file, const ExactInstance& in) {
+  const auto needed =
+      static_cast<std::size_t>(in.request_count()) * static_cast<std::size_t>(in.gamma + 1);
+  if (in.sps.size() < needed) {
+    file.fail(Pointer("/sps"), "sps has " + std::to_string(in.sps.size()) + " entries; a step of " +
+                                   std::to_string(in.request_count()) + " request(s) at gamma " +
+                                   std::to_string(in.gamma) + " can verify " +
+                                   std::to_string(needed) + " tokens");
+  }
+}
+
+// One earlier step: a confidence row of γ entries and a context length per request.
+ExactHistoryStep read_history_step(const JsonFile& file, const Pointer& ptr, int gamma,
+                                   std::size_t requests) {
+  file.get_object(ptr);
+  file.reject_unknown_keys(ptr, {"confidences", "context_tokens"});
+  ExactHistoryStep step;
+  const nlohmann::json& rows = file.get_array(ptr / "confidences");
+  if (rows.size() != requests) {
+    file.fail(ptr / "confidences", "confidences has " + std::to_string(rows.size()) +
+                                       " rows; the step has " + std::to_string(requests) +
+                                       " requests");
+  }
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const std::vector<double> row =
+        file.get_number_array(ptr / "confidences" / r, NumberRange::between(0.0, 1.0));
+    if (row.size() != static_cast<std::size_t>(gamma)) {
+      file.fail(ptr / "confidences" / r,
+                "a confidence row needs gamma = " + std::to_string(gamma) + " entries");
+    }
+    step.confidences.insert(step.confidences.end(), row.begin(), row.end());
+  }
+  step.context_tokens =
+      file.get_int_array(ptr / "context_tokens", 1, std::int64_t{1} << 40, requests);
+  if (step.context_tokens.size() != requests) {
+    file.fail(ptr / "context_tokens", "context_tokens needs one entry per request");
+  }
+  return step;
+}
+
+}  // namespace
+
 ExactInstance parse_exact_instance(const std::string& text, const std::string& path) {
   const JsonFile file = JsonFile::parse(text, path);
   const Pointer root("");
@@ -220,119 +352,23 @@ ExactInstance parse_exact_instance(const std::string& text, const std::string& p
   }
   if (file.has(Pointer("/note"))) in.note = file.get_string(Pointer("/note"), true);
   if (file.has(Pointer("/policy"))) in.policy = file.get_string(Pointer("/policy"));
-  const nlohmann::json& tokens = file.get_array(Pointer("/tokens"));
-  if (tokens.size() < 2) {
-    file.fail(Pointer("/tokens"), "tokens has " + std::to_string(tokens.size()) +
-                                      " names; an instance needs at least 2");
-  }
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const std::string name = file.get_string(Pointer("/tokens") / i);
-    if (std::find(in.tokens.begin(), in.tokens.end(), name) != in.tokens.end()) {
-      file.fail(Pointer("/tokens") / i, "token '" + name + "' is named twice");
-    }
-    in.tokens.push_back(name);
-  }
+  in.tokens = read_tokens(file);
   in.gamma = static_cast<int>(file.get_int(Pointer("/gamma"), 1, 64));
-  {
-    // Sizes first: an instance too large to enumerate stops here, naming the count.
-    const auto request_count =
-        file.has(Pointer("/requests")) && file.at(Pointer("/requests")).is_array()
-            ? static_cast<int>(file.at(Pointer("/requests")).size())
-            : 1;
-    const Pointer where = in.vocab() > kMaxExactVocab ? Pointer("/tokens")
-                          : in.gamma > kMaxExactGamma ? Pointer("/gamma")
-                                                      : Pointer("/requests");
-    if (in.vocab() > kMaxExactVocab || in.gamma > kMaxExactGamma ||
-        request_count > kMaxExactRequests ||
-        std::pow(std::pow(static_cast<double>(in.vocab()), in.gamma), request_count) >
-            kMaxJointOutcomes) {
-      file.fail(where, too_large(in.vocab(), in.gamma, request_count, false));
-    }
-  }
+  check_instance_size(file, in);
   in.sps = file.get_number_array(Pointer("/sps"), NumberRange::positive(), 1);
 
-  std::vector<double> default_target;
-  std::vector<std::vector<double>> default_draft, default_confidence;
-  bool default_exact = true;
-  if (file.has(Pointer("/target")))
-    default_target = read_table(file, Pointer("/target"), in.tokens);
-  if (file.has(Pointer("/draft"))) {
-    default_draft = read_draft(file, Pointer("/draft"), in.tokens, in.gamma);
-  }
-  if (file.has(Pointer("/confidence"))) {
-    default_exact =
-        read_confidence(file, Pointer("/confidence"), in.tokens, in.gamma, default_confidence);
-  }
+  const RequestDefaults defaults = read_request_defaults(file, in);
   const nlohmann::json& requests = file.get_array(Pointer("/requests"));
   if (requests.empty()) file.fail(Pointer("/requests"), "requests is empty; give at least one");
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    const Pointer ptr = Pointer("/requests") / i;
-    file.get_object(ptr);
-    file.reject_unknown_keys(ptr, {"anchor", "context_tokens", "target", "draft", "confidence"});
-    ExactRequest r;
-    r.anchor = token_index(file, ptr / "anchor", in.tokens);
-    if (file.has(ptr / "context_tokens")) {
-      r.context_tokens = file.get_int(ptr / "context_tokens", 1, std::int64_t{1} << 40);
-    }
-    if (file.has(ptr / "target")) {
-      r.target = read_table(file, ptr / "target", in.tokens);
-    } else if (!default_target.empty()) {
-      r.target = default_target;
-    } else {
-      file.fail(ptr, file.name_of(ptr) + " has no target and the file gives no top-level one");
-    }
-    if (file.has(ptr / "draft")) {
-      r.draft = read_draft(file, ptr / "draft", in.tokens, in.gamma);
-    } else if (!default_draft.empty()) {
-      r.draft = default_draft;
-    } else {
-      file.fail(ptr, file.name_of(ptr) + " has no draft and the file gives no top-level one");
-    }
-    if (file.has(ptr / "confidence")) {
-      r.exact_confidence =
-          read_confidence(file, ptr / "confidence", in.tokens, in.gamma, r.confidence);
-    } else {
-      r.exact_confidence = default_exact;
-      r.confidence = default_confidence;
-    }
-    in.requests.push_back(std::move(r));
+    in.requests.push_back(read_request(file, Pointer("/requests") / i, in, defaults));
   }
-  const auto needed =
-      static_cast<std::size_t>(in.request_count()) * static_cast<std::size_t>(in.gamma + 1);
-  if (in.sps.size() < needed) {
-    file.fail(Pointer("/sps"), "sps has " + std::to_string(in.sps.size()) + " entries; a step of " +
-                                   std::to_string(in.request_count()) + " request(s) at gamma " +
-                                   std::to_string(in.gamma) + " can verify " +
-                                   std::to_string(needed) + " tokens");
-  }
+  check_sps_covers_step(file, in);
   if (file.has(Pointer("/history"))) {
     const nlohmann::json& history = file.get_array(Pointer("/history"));
     for (std::size_t s = 0; s < history.size(); ++s) {
-      const Pointer ptr = Pointer("/history") / s;
-      file.get_object(ptr);
-      file.reject_unknown_keys(ptr, {"confidences", "context_tokens"});
-      ExactHistoryStep step;
-      const nlohmann::json& rows = file.get_array(ptr / "confidences");
-      if (rows.size() != requests.size()) {
-        file.fail(ptr / "confidences", "confidences has " + std::to_string(rows.size()) +
-                                           " rows; the step has " +
-                                           std::to_string(requests.size()) + " requests");
-      }
-      for (std::size_t r = 0; r < rows.size(); ++r) {
-        const std::vector<double> row =
-            file.get_number_array(ptr / "confidences" / r, NumberRange::between(0.0, 1.0));
-        if (row.size() != static_cast<std::size_t>(in.gamma)) {
-          file.fail(ptr / "confidences" / r,
-                    "a confidence row needs gamma = " + std::to_string(in.gamma) + " entries");
-        }
-        step.confidences.insert(step.confidences.end(), row.begin(), row.end());
-      }
-      step.context_tokens =
-          file.get_int_array(ptr / "context_tokens", 1, std::int64_t{1} << 40, requests.size());
-      if (step.context_tokens.size() != requests.size()) {
-        file.fail(ptr / "context_tokens", "context_tokens needs one entry per request");
-      }
-      in.history.push_back(std::move(step));
+      in.history.push_back(
+          read_history_step(file, Pointer("/history") / s, in.gamma, requests.size()));
     }
   }
   refresh_exact_confidences(in);

@@ -61,11 +61,9 @@ std::string image_tag(const std::filesystem::path& dir, const std::string& stem,
          " (<a href=\"" + stem + ".svg\">" + stem + ".svg</a>)</figcaption></figure>\n";
 }
 
-}  // namespace
-
-std::string sweep_report_html(const SweepConfig& c, const SweepAnalysis& a,
-                              const std::filesystem::path& dir, bool plots,
-                              const std::string& producer) {
+// The document's head and its title, the profile line (saying what its step times are) and the
+// config's description.
+std::string head_and_profile(const SweepConfig& c) {
   const bool analytic = c.profile_source == "analytic";
   const bool measured_db = c.profile_source == "measured-db";
   const bool telemetry = c.profile_source == "telemetry";
@@ -91,8 +89,20 @@ std::string sweep_report_html(const SweepConfig& c, const SweepAnalysis& a,
                       : ".") +
        "</p>\n";
   if (!c.about.empty()) h += "<p>" + html_escape(c.about) + "</p>\n";
+  return h;
+}
 
-  // Setup.
+// The workload as one line: the trace (and how many rows) or the synthetic spec.
+std::string workload_text(const SweepConfig& c) {
+  return !c.trace_path.empty()
+             ? "trace " + c.trace_path +
+                   (c.max_requests > 0 ? " (first " + std::to_string(c.max_requests) + " rows)"
+                                       : "")
+             : (c.load_kind == LoadKind::kConcurrency ? "closed-loop users, lengths from " : "") +
+                   std::string("synthetic ") + c.synthetic;
+}
+
+std::string setup_section(const SweepConfig& c, const std::string& producer) {
   std::string systems;
   for (std::size_t s = 0; s < c.systems.size(); ++s) {
     systems += (s ? "; " : "") + c.systems[s].label() +
@@ -104,82 +114,80 @@ std::string sweep_report_html(const SweepConfig& c, const SweepAnalysis& a,
   for (std::size_t k = 0; k < c.seeds.size(); ++k) {
     seeds += (k ? ", " : "") + std::to_string(c.seeds[k]);
   }
-  const std::string workload =
-      !c.trace_path.empty()
-          ? "trace " + c.trace_path +
-                (c.max_requests > 0 ? " (first " + std::to_string(c.max_requests) + " rows)" : "")
-          : (c.load_kind == LoadKind::kConcurrency ? "closed-loop users, lengths from " : "") +
-                std::string("synthetic ") + c.synthetic;
-  h += "<h2>Setup</h2>\n";
+  return "<h2>Setup</h2>\n" +
+         html_table(
+             {"field", "value"},
+             {{"workload", workload_text(c)},
+              {"profile", c.profile_path},
+              {"load (" + load_axis_name(c) + ")", loads},
+              {"seeds", seeds},
+              {"systems (drafter + policy)", systems},
+              {"acceptance model", c.acceptance},
+              {"engine", "max_running " + std::to_string(c.max_running) + ", max_batch_tokens " +
+                             std::to_string(c.max_batch_tokens) + ", prefill " + c.prefill +
+                             ", SPS belief " + c.sps + " (systems marked '(sps X)' use X)"},
+              {"points simulated", std::to_string(c.point_count())},
+              {"sparksim", producer}});
+}
+
+// Speed metric m's Pareto frontiers: the plot and the frontier points of every system.
+std::string frontier_section(const SweepConfig& c, const SweepAnalysis& a,
+                             const std::filesystem::path& dir, bool plots, SpeedMetric m) {
+  const std::string name = speed_metric_name(c, m);
+  std::string h = "<h2>Throughput vs per-user speed (" + html_escape(name) + ")</h2>\n";
+  h += "<p>Per-user speed is tok/s/user (1 / TPOT) at the " + html_escape(speed_description(c, m)) +
+       "; throughput is output tokens per second per GPU. Lines join each system's Pareto "
+       "frontier over the swept loads; hollow markers are its other loads.</p>\n";
+  if (plots) {
+    h += image_tag(dir, frontier_file_stem(c, m),
+                   "Pareto frontiers at " + name + ", " + c.profile_label);
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t s = 0; s < c.systems.size(); ++s) {
+    for (std::size_t i : a.frontier(m)[s]) {
+      const auto& g = a.aggregates[i];
+      rows.push_back({c.systems[s].label(), load_text(c, g.load),
+                      std::to_string(g.throughput_tok_s_per_gpu.n), with_ci(speed_of(g, m), 1),
+                      with_ci(g.throughput_tok_s_per_gpu, 1)});
+    }
+  }
   h += html_table(
-      {"field", "value"},
-      {{"workload", workload},
-       {"profile", c.profile_path},
-       {"load (" + load_axis_name(c) + ")", loads},
-       {"seeds", seeds},
-       {"systems (drafter + policy)", systems},
-       {"acceptance model", c.acceptance},
-       {"engine", "max_running " + std::to_string(c.max_running) + ", max_batch_tokens " +
-                      std::to_string(c.max_batch_tokens) + ", prefill " + c.prefill +
-                      ", SPS belief " + c.sps + " (systems marked '(sps X)' use X)"},
-       {"points simulated", std::to_string(c.point_count())},
-       {"sparksim", producer}});
+      {"system", "load", "seeds", "tok/s/user " + name + " [95% CI]", "tok/s per GPU [95% CI]"},
+      rows, "frontier");
+  return h;
+}
 
-  // Frontiers.
-  for (SpeedMetric m : frontier_metrics(c)) {
-    const std::string name = speed_metric_name(c, m);
-    h += "<h2>Throughput vs per-user speed (" + html_escape(name) + ")</h2>\n";
-    h += "<p>Per-user speed is tok/s/user (1 / TPOT) at the " +
-         html_escape(speed_description(c, m)) +
-         "; throughput is output tokens per second per GPU. Lines join each system's Pareto "
-         "frontier over the swept loads; hollow markers are its other loads.</p>\n";
-    if (plots) {
-      h += image_tag(dir, frontier_file_stem(c, m),
-                     "Pareto frontiers at " + name + ", " + c.profile_label);
-    }
-    std::vector<std::vector<std::string>> rows;
-    for (std::size_t s = 0; s < c.systems.size(); ++s) {
-      for (std::size_t i : a.frontier(m)[s]) {
-        const auto& g = a.aggregates[i];
-        rows.push_back({c.systems[s].label(), load_text(c, g.load),
-                        std::to_string(g.throughput_tok_s_per_gpu.n), with_ci(speed_of(g, m), 1),
-                        with_ci(g.throughput_tok_s_per_gpu, 1)});
-      }
-    }
-    h += html_table(
-        {"system", "load", "seeds", "tok/s/user " + name + " [95% CI]", "tok/s per GPU [95% CI]"},
-        rows, "frontier");
-  }
+// Speed metric m's interactivity tiers against the baseline (the config has both).
+std::string tier_section(const SweepConfig& c, const SweepAnalysis& a, SpeedMetric m) {
+  const std::string name = speed_metric_name(c, m);
+  const auto outcomes = evaluate_tiers(c, a, c.tiers_tok_s_per_user, *c.baseline, m);
+  std::string h = "<h2>Interactivity tiers (" + html_escape(name) + ")</h2>\n";
+  h += "<p>For each tier, the highest simulated throughput per GPU whose " + html_escape(name) +
+       " per-user speed (seed mean) reaches the tier, its ratio to the baseline " +
+       html_escape(c.systems[*c.baseline].label()) +
+       ", and the per-user speed ratio at matched throughput (the fastest load serving at "
+       "least the baseline's throughput at that tier, within 0.5%). Only swept loads count; "
+       "no interpolation.</p>\n";
+  h += html_table(
+      {"tier tok/s/user", "system", "status", "tok/s per GPU [95% CI]", "tok/s/user " + name,
+       "throughput vs baseline", "speed vs baseline at matched throughput"},
+      tier_rows(c, a, outcomes, m), "tiers");
+  return h;
+}
 
-  // Tiers.
-  if (!c.tiers_tok_s_per_user.empty() && c.baseline) {
-    for (SpeedMetric m : frontier_metrics(c)) {
-      const std::string name = speed_metric_name(c, m);
-      const auto outcomes = evaluate_tiers(c, a, c.tiers_tok_s_per_user, *c.baseline, m);
-      h += "<h2>Interactivity tiers (" + html_escape(name) + ")</h2>\n";
-      h += "<p>For each tier, the highest simulated throughput per GPU whose " + html_escape(name) +
-           " per-user speed (seed mean) reaches the tier, its ratio to the baseline " +
-           html_escape(c.systems[*c.baseline].label()) +
-           ", and the per-user speed ratio at matched throughput (the fastest load serving at "
-           "least the baseline's throughput at that tier, within 0.5%). Only swept loads count; "
-           "no interpolation.</p>\n";
-      h += html_table(
-          {"tier tok/s/user", "system", "status", "tok/s per GPU [95% CI]", "tok/s/user " + name,
-           "throughput vs baseline", "speed vs baseline at matched throughput"},
-          tier_rows(c, a, outcomes, m), "tiers");
-    }
-  }
-
-  // Verify budget and tau.
-  h += "<h2>Verify budget and tau vs concurrency</h2>\n";
+std::string verify_budget_section(const SweepConfig& c, const std::filesystem::path& dir,
+                                  bool plots) {
+  std::string h = "<h2>Verify budget and tau vs concurrency</h2>\n";
   h += "<p>Concurrency is the time-average number of requests holding KV cache.</p>\n";
   if (plots) {
     h += image_tag(dir, "verify_budget", "Verify budget vs concurrency, " + c.profile_label);
     h += image_tag(dir, "tau", "tau vs concurrency, " + c.profile_label);
   }
+  return h;
+}
 
-  // All loads.
-  h += "<h2>Every load (mean over seeds, 95% CI)</h2>\n";
+std::string every_load_section(const SweepConfig& c, const SweepAnalysis& a) {
+  std::string h = "<h2>Every load (mean over seeds, 95% CI)</h2>\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto& g : a.aggregates) {
     rows.push_back({c.systems[g.system].label(), load_text(c, g.load),
@@ -192,8 +200,12 @@ std::string sweep_report_html(const SweepConfig& c, const SweepAnalysis& a,
                    "tok/s/user " + speed_metric_name(c, SpeedMetric::kAtPercentile), "tau",
                    "verify budget", "TTFT p99 ms"},
                   rows, "aggregates");
+  return h;
+}
 
-  h += "<h2>Files</h2>\n<p>";
+// The data files beside the report, and the end of the document.
+std::string files_and_end(bool plots) {
+  std::string h = "<h2>Files</h2>\n<p>";
   for (const char* f : {"points.csv", "aggregates.csv", "frontier.csv", "sweep.json"}) {
     h += std::string("<a href=\"") + f + "\">" + f + "</a> ";
   }
@@ -201,6 +213,23 @@ std::string sweep_report_html(const SweepConfig& c, const SweepAnalysis& a,
        "load and seed (sweep.json has the rest).</p>\n";
   if (!plots) h += "<p>Plots were not drawn (--no-plots).</p>\n";
   h += "</body>\n</html>\n";
+  return h;
+}
+
+}  // namespace
+
+std::string sweep_report_html(const SweepConfig& c, const SweepAnalysis& a,
+                              const std::filesystem::path& dir, bool plots,
+                              const std::string& producer) {
+  std::string h = head_and_profile(c);
+  h += setup_section(c, producer);
+  for (SpeedMetric m : frontier_metrics(c)) h += frontier_section(c, a, dir, plots, m);
+  if (!c.tiers_tok_s_per_user.empty() && c.baseline) {
+    for (SpeedMetric m : frontier_metrics(c)) h += tier_section(c, a, m);
+  }
+  h += verify_budget_section(c, dir, plots);
+  h += every_load_section(c, a);
+  h += files_and_end(plots);
   return h;
 }
 

@@ -115,61 +115,57 @@ SweepRunResult run_pareto(const ParetoOptions& o) {
   return result;
 }
 
-MergeResult merge_sweep_shards(const std::vector<std::string>& shard_dirs,
-                               const std::string& out_dir, bool plots) {
-  ProblemList problems;
-  if (shard_dirs.empty()) problems.add("merge: give the shard directories to join");
-  if (out_dir.empty()) problems.add("--out DIR is required");
-  if (plots) problems.check([] { require_gnuplot(); });
-  problems.throw_if_any();
+namespace {
 
-  struct Shard {
-    std::string dir;
-    std::int64_t index = 0, count = 0, points = 0;
-    std::string sweep_json;
-    std::vector<PointRecord> rows;
-  };
-  std::vector<Shard> shards;
-  for (const auto& d : shard_dirs) {
-    problems.check([&] {
-      Shard s;
-      s.dir = d;
-      const fs::path dir(d);
-      if (!fs::exists(dir / "shard.json")) {
-        throw InputError(d, 0,
-                         "not a shard directory (no shard.json): merge joins the outputs of "
-                         "`sparksim pareto --shard i/N`");
-      }
-      const JsonFile meta = JsonFile::load((dir / "shard.json").string());
-      using Pointer = JsonFile::Pointer;
-      if (meta.get_string(Pointer("/schema")) != kShardSchema) {
-        meta.fail(Pointer("/schema"), std::string("schema must be '") + kShardSchema + "'");
-      }
-      s.count = meta.get_int(Pointer("/shards"), 1, 100000);
-      s.index = meta.get_int(Pointer("/shard"), 1, s.count);
-      s.points = meta.get_int(Pointer("/points"), 0, std::numeric_limits<std::int64_t>::max());
-      s.sweep_json = read_file_bytes(dir / "sweep.json");
-      s.rows = parse_points_csv(read_file_bytes(dir / "points.csv"), (dir / "points.csv").string());
-      if (static_cast<std::int64_t>(s.rows.size()) != s.points) {
-        throw InputError((dir / "points.csv").string(), 0,
-                         "holds " + std::to_string(s.rows.size()) + " points; shard.json says " +
-                             std::to_string(s.points) + " (an interrupted or edited shard?)");
-      }
-      const ShardSpec spec{s.index, s.count};
-      for (const auto& r : s.rows) {
-        if (!spec.contains(r.point)) {
-          throw InputError((dir / "points.csv").string(), 0,
-                           "point " + std::to_string(r.point) + " does not belong to shard " +
-                               std::to_string(s.index) + "/" + std::to_string(s.count));
-        }
-      }
-      shards.push_back(std::move(s));
-    });
+// What `sparksim pareto --shard i/N` left in its directory.
+struct ShardOutput {
+  std::string dir;
+  std::int64_t index = 0, count = 0, points = 0;
+  std::string sweep_json;
+  std::vector<PointRecord> rows;
+};
+
+// Reads one shard directory; throws InputError unless it is a complete shard whose points all
+// belong to its slice.
+ShardOutput read_shard(const std::string& d) {
+  ShardOutput s;
+  s.dir = d;
+  const fs::path dir(d);
+  if (!fs::exists(dir / "shard.json")) {
+    throw InputError(d, 0,
+                     "not a shard directory (no shard.json): merge joins the outputs of "
+                     "`sparksim pareto --shard i/N`");
   }
-  problems.throw_if_any();
+  const JsonFile meta = JsonFile::load((dir / "shard.json").string());
+  using Pointer = JsonFile::Pointer;
+  if (meta.get_string(Pointer("/schema")) != kShardSchema) {
+    meta.fail(Pointer("/schema"), std::string("schema must be '") + kShardSchema + "'");
+  }
+  s.count = meta.get_int(Pointer("/shards"), 1, 100000);
+  s.index = meta.get_int(Pointer("/shard"), 1, s.count);
+  s.points = meta.get_int(Pointer("/points"), 0, std::numeric_limits<std::int64_t>::max());
+  s.sweep_json = read_file_bytes(dir / "sweep.json");
+  s.rows = parse_points_csv(read_file_bytes(dir / "points.csv"), (dir / "points.csv").string());
+  if (static_cast<std::int64_t>(s.rows.size()) != s.points) {
+    throw InputError((dir / "points.csv").string(), 0,
+                     "holds " + std::to_string(s.rows.size()) + " points; shard.json says " +
+                         std::to_string(s.points) + " (an interrupted or edited shard?)");
+  }
+  const ShardSpec spec{s.index, s.count};
+  for (const auto& r : s.rows) {
+    if (!spec.contains(r.point)) {
+      throw InputError((dir / "points.csv").string(), 0,
+                       "point " + std::to_string(r.point) + " does not belong to shard " +
+                           std::to_string(s.index) + "/" + std::to_string(s.count));
+    }
+  }
+  return s;
+}
 
-  // One sweep, every shard once.
-  const Shard& first = shards.front();
+// One sweep, every shard once.
+void check_one_sweep_every_shard_once(const std::vector<ShardOutput>& shards,
+                                      ProblemList& problems) {
+  const ShardOutput& first = shards.front();
   std::map<std::int64_t, std::string> seen;
   for (const auto& s : shards) {
     if (s.sweep_json != first.sweep_json) {
@@ -192,15 +188,40 @@ MergeResult merge_sweep_shards(const std::vector<std::string>& shard_dirs,
     problems.add("merge: shards " + missing + " of " + std::to_string(first.count) +
                  " are missing");
   }
-  problems.throw_if_any();
+}
 
-  const SweepConfig config = parse_sweep_json(first.sweep_json, first.dir + "/sweep.json");
+// Every shard's points, in point order.
+std::vector<const PointRecord*> points_in_order(const std::vector<ShardOutput>& shards) {
   std::vector<const PointRecord*> ordered;
   for (const auto& s : shards) {
     for (const auto& r : s.rows) ordered.push_back(&r);
   }
   std::sort(ordered.begin(), ordered.end(),
             [](const PointRecord* a, const PointRecord* b) { return a->point < b->point; });
+  return ordered;
+}
+
+}  // namespace
+
+MergeResult merge_sweep_shards(const std::vector<std::string>& shard_dirs,
+                               const std::string& out_dir, bool plots) {
+  ProblemList problems;
+  if (shard_dirs.empty()) problems.add("merge: give the shard directories to join");
+  if (out_dir.empty()) problems.add("--out DIR is required");
+  if (plots) problems.check([] { require_gnuplot(); });
+  problems.throw_if_any();
+
+  std::vector<ShardOutput> shards;
+  for (const auto& d : shard_dirs) {
+    problems.check([&] { shards.push_back(read_shard(d)); });
+  }
+  problems.throw_if_any();
+  check_one_sweep_every_shard_once(shards, problems);
+  problems.throw_if_any();
+
+  const ShardOutput& first = shards.front();
+  const SweepConfig config = parse_sweep_json(first.sweep_json, first.dir + "/sweep.json");
+  const std::vector<const PointRecord*> ordered = points_in_order(shards);
   std::string points_csv = points_csv_header();
   for (const auto* r : ordered) points_csv += r->raw_row + "\n";
 

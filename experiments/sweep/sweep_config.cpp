@@ -124,19 +124,8 @@ void resolve_baseline(const JsonFile& f, SweepConfig& c, ProblemList& problems) 
   if (count == 1) c.baseline = mtp1;
 }
 
-}  // namespace
-
-const char* load_kind_name(LoadKind kind) {
-  return kind == LoadKind::kConcurrency ? "concurrency" : "rate_scale";
-}
-
-SweepConfig parse_sweep_config(const JsonFile& f) {
-  ProblemList problems;
-  SweepConfig c;
-  c.path = f.path();
-  if (!f.root().is_object()) f.fail(Pointer(), "a sweep config must be a JSON object");
-  check_keys(f, Pointer(), kTopKeys, problems);
-
+// schema, title (the file's name when absent), about and the profile's path.
+void parse_header(const JsonFile& f, SweepConfig& c, ProblemList& problems) {
   problems.check([&] {
     const std::string schema = f.get_string(Pointer("/schema"));
     if (schema != kSweepSchema) {
@@ -153,153 +142,179 @@ SweepConfig parse_sweep_config(const JsonFile& f) {
     problems.check([&] { c.about = f.get_string(Pointer("/about"), true); });
   }
   problems.check([&] { c.profile_path = f.get_string(Pointer("/profile")); });
+}
 
-  // Workload.
+// The workload: a trace file or a synthetic spec, never both.
+void parse_workload(const JsonFile& f, SweepConfig& c, ProblemList& problems) {
   const Pointer wl("/workload");
   problems.check([&] { f.get_object(wl); });
-  if (f.has(wl) && f.root().at(wl).is_object()) {
-    check_keys(f, wl, kWorkloadKeys, problems);
-    // trace_format and domain may be empty: "" means detect / the trace's own domain.
-    const auto opt_string = [&](const char* key, std::string& out, bool allow_empty) {
-      if (f.has(wl / key)) problems.check([&] { out = f.get_string(wl / key, allow_empty); });
-    };
-    opt_string("trace", c.trace_path, false);
-    opt_string("trace_format", c.trace_format, true);
-    opt_string("domain", c.domain, true);
-    opt_string("synthetic", c.synthetic, false);
-    if (f.has(wl / "spread_buckets")) {
-      problems.check([&] { c.spread_buckets = f.get_bool(wl / "spread_buckets"); });
+  if (!f.has(wl) || !f.root().at(wl).is_object()) return;
+  check_keys(f, wl, kWorkloadKeys, problems);
+  // trace_format and domain may be empty: "" means detect / the trace's own domain.
+  const auto opt_string = [&](const char* key, std::string& out, bool allow_empty) {
+    if (f.has(wl / key)) problems.check([&] { out = f.get_string(wl / key, allow_empty); });
+  };
+  opt_string("trace", c.trace_path, false);
+  opt_string("trace_format", c.trace_format, true);
+  opt_string("domain", c.domain, true);
+  opt_string("synthetic", c.synthetic, false);
+  if (f.has(wl / "spread_buckets")) {
+    problems.check([&] { c.spread_buckets = f.get_bool(wl / "spread_buckets"); });
+  }
+  if (f.has(wl / "max_requests")) {
+    problems.check(
+        [&] { c.max_requests = f.get_int(wl / "max_requests", 0, kMaxTokensPerRequest); });
+  }
+  if (f.has(wl / "think_time_s")) {
+    problems.check(
+        [&] { c.think_time_s = f.get_number(wl / "think_time_s", NumberRange::at_least(0)); });
+  }
+  if (c.trace_path.empty() == c.synthetic.empty()) {
+    problems.add(InputError(f.path(), f.line_of(wl),
+                            "workload needs exactly one of 'trace' (a trace file) and "
+                            "'synthetic' (a --synthetic spec)")
+                     .what());
+  }
+  if (!c.synthetic.empty()) {
+    check_at(f, wl / "synthetic", problems, [&] { parse_synthetic_spec(c.synthetic); });
+  }
+}
+
+// The load values at `values`: a non-empty list of distinct users (integers) or rate scales.
+void parse_load_values(const JsonFile& f, const Pointer& values, bool users, SweepConfig& c) {
+  if (users) {
+    for (auto x : f.get_int_array(values, 1, 1'000'000)) {
+      c.loads.push_back(static_cast<double>(x));
     }
-    if (f.has(wl / "max_requests")) {
-      problems.check(
-          [&] { c.max_requests = f.get_int(wl / "max_requests", 0, kMaxTokensPerRequest); });
-    }
-    if (f.has(wl / "think_time_s")) {
-      problems.check(
-          [&] { c.think_time_s = f.get_number(wl / "think_time_s", NumberRange::at_least(0)); });
-    }
-    if (c.trace_path.empty() == c.synthetic.empty()) {
-      problems.add(InputError(f.path(), f.line_of(wl),
-                              "workload needs exactly one of 'trace' (a trace file) and "
-                              "'synthetic' (a --synthetic spec)")
-                       .what());
-    }
-    if (!c.synthetic.empty()) {
-      check_at(f, wl / "synthetic", problems, [&] { parse_synthetic_spec(c.synthetic); });
+  } else {
+    c.loads = f.get_number_array(values, NumberRange::positive());
+  }
+  if (c.loads.empty()) f.fail(values, f.name_of(values) + " is empty: nothing to sweep");
+  std::set<double> seen;
+  for (std::size_t i = 0; i < c.loads.size(); ++i) {
+    if (!seen.insert(c.loads[i]).second) {
+      f.fail(values / i, f.name_of(values / i) + " repeats load " + format_number(c.loads[i]));
     }
   }
+}
 
-  // Load: exactly one kind, a non-empty list of distinct values.
+// Load: exactly one kind, a non-empty list of distinct values.
+void parse_load(const JsonFile& f, SweepConfig& c, ProblemList& problems) {
   const Pointer ld("/load");
   problems.check([&] { f.get_object(ld); });
-  if (f.has(ld) && f.root().at(ld).is_object()) {
-    check_keys(f, ld, kLoadKeys, problems);
-    const bool users = f.has(ld / "concurrency");
-    const bool scale = f.has(ld / "rate_scale");
-    if (users == scale) {
-      problems.add(InputError(f.path(), f.line_of(ld),
-                              "load needs exactly one of 'concurrency' (closed-loop users) and "
-                              "'rate_scale' (arrival-rate multipliers)")
-                       .what());
-    } else {
-      c.load_kind = users ? LoadKind::kConcurrency : LoadKind::kRateScale;
-      const Pointer values = ld / (users ? "concurrency" : "rate_scale");
-      problems.check([&] {
-        if (users) {
-          for (auto x : f.get_int_array(values, 1, 1'000'000)) {
-            c.loads.push_back(static_cast<double>(x));
-          }
-        } else {
-          c.loads = f.get_number_array(values, NumberRange::positive());
-        }
-        if (c.loads.empty()) f.fail(values, f.name_of(values) + " is empty: nothing to sweep");
-        std::set<double> seen;
-        for (std::size_t i = 0; i < c.loads.size(); ++i) {
-          if (!seen.insert(c.loads[i]).second) {
-            f.fail(values / i,
-                   f.name_of(values / i) + " repeats load " + format_number(c.loads[i]));
-          }
-        }
-      });
-      if (users && !c.trace_path.empty()) {
-        problems.add(InputError(f.path(), f.line_of(values),
-                                "load.concurrency runs closed-loop users, which draw lengths from "
-                                "workload.synthetic; a trace replays its own arrivals: use "
-                                "load.rate_scale with a trace")
-                         .what());
-      }
-    }
+  if (!f.has(ld) || !f.root().at(ld).is_object()) return;
+  check_keys(f, ld, kLoadKeys, problems);
+  const bool users = f.has(ld / "concurrency");
+  const bool scale = f.has(ld / "rate_scale");
+  if (users == scale) {
+    problems.add(InputError(f.path(), f.line_of(ld),
+                            "load needs exactly one of 'concurrency' (closed-loop users) and "
+                            "'rate_scale' (arrival-rate multipliers)")
+                     .what());
+    return;
   }
+  c.load_kind = users ? LoadKind::kConcurrency : LoadKind::kRateScale;
+  const Pointer values = ld / (users ? "concurrency" : "rate_scale");
+  problems.check([&] { parse_load_values(f, values, users, c); });
+  if (users && !c.trace_path.empty()) {
+    problems.add(InputError(f.path(), f.line_of(values),
+                            "load.concurrency runs closed-loop users, which draw lengths from "
+                            "workload.synthetic; a trace replays its own arrivals: use "
+                            "load.rate_scale with a trace")
+                     .what());
+  }
+}
 
-  // Systems: drafter × policies, names and parameters checked against the registries.
+// A system's "policies": a non-empty list of spec strings (checked later, against the drafter).
+std::vector<std::string> system_policies(const JsonFile& f, const Pointer& sp,
+                                         ProblemList& problems) {
+  std::vector<std::string> policies;
+  problems.check([&] {
+    const auto& pa = f.get_array(sp / "policies");
+    if (pa.empty()) f.fail(sp / "policies", f.name_of(sp / "policies") + " is empty");
+    for (std::size_t j = 0; j < pa.size(); ++j) {
+      problems.check([&] { policies.push_back(f.get_string(sp / "policies" / j)); });
+    }
+  });
+  return policies;
+}
+
+// A system's own "sps" belief, if it names one.
+std::optional<std::string> system_sps(const JsonFile& f, const Pointer& sp, ProblemList& problems) {
+  std::optional<std::string> own_sps;
+  if (f.has(sp / "sps")) {
+    problems.check([&] {
+      const std::string name = f.get_string(sp / "sps");
+      if (!parse_sps_belief(name)) {
+        f.fail(sp / "sps",
+               f.name_of(sp / "sps") + " is '" + name + "'; valid: " + kSpsBeliefChoices);
+      }
+      own_sps = name;
+    });
+  }
+  return own_sps;
+}
+
+// One entry of "systems": a drafter and its policies (each checked against the drafter's γ), with
+// an optional SPS belief. Each policy is one system; a system already listed is a problem.
+void parse_system(const JsonFile& f, const Pointer& sp, std::set<std::string>& labels,
+                  SweepConfig& c, ProblemList& problems) {
+  check_keys(f, sp, kSystemKeys, problems);
+  std::optional<DrafterSpec> drafter;
+  problems.check([&] {
+    const std::string name = f.get_string(sp / "drafter");
+    check_at(f, sp / "drafter", problems, [&] { drafter = parse_drafter(name); });
+  });
+  const std::vector<std::string> policies = system_policies(f, sp, problems);
+  const std::optional<std::string> own_sps = system_sps(f, sp, problems);
+  for (std::size_t j = 0; j < policies.size(); ++j) {
+    const Pointer pp = sp / "policies" / j;
+    bool ok = true;
+    check_at(f, pp, problems, [&] {
+      ok = false;
+      const NamedSpec spec = NamedSpec::parse(policies[j], "--policy");
+      if (drafter) {
+        make_policy(spec, PolicyContext{drafter->gamma});
+      } else {
+        find_policy(spec);
+      }
+      ok = true;
+    });
+    if (!ok || !drafter) continue;
+    SweepSystem s{drafter->name, policies[j], drafter->gamma};
+    if (own_sps) {
+      s.sps = *own_sps;
+      s.sps_own = true;
+    }
+    if (!labels.insert(s.label()).second) {
+      problems.add(at_line(f, pp, "repeats the system '" + s.label() + "'"));
+      continue;
+    }
+    c.systems.push_back(std::move(s));
+  }
+}
+
+// Systems: drafter × policies, names and parameters checked against the registries.
+void parse_systems(const JsonFile& f, SweepConfig& c, ProblemList& problems) {
   const Pointer sys("/systems");
   problems.check([&] {
     const auto& a = f.get_array(sys);
     if (a.empty()) f.fail(sys, "systems is empty: nothing to sweep");
   });
-  if (f.has(sys) && f.root().at(sys).is_array()) {
-    const auto& a = f.root().at(sys);
-    std::set<std::string> labels;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      const Pointer sp = sys / i;
-      if (!a[i].is_object()) {
-        problems.check([&] { f.get_object(sp); });
-        continue;
-      }
-      check_keys(f, sp, kSystemKeys, problems);
-      std::optional<DrafterSpec> drafter;
-      problems.check([&] {
-        const std::string name = f.get_string(sp / "drafter");
-        check_at(f, sp / "drafter", problems, [&] { drafter = parse_drafter(name); });
-      });
-      std::vector<std::string> policies;
-      problems.check([&] {
-        const auto& pa = f.get_array(sp / "policies");
-        if (pa.empty()) f.fail(sp / "policies", f.name_of(sp / "policies") + " is empty");
-        for (std::size_t j = 0; j < pa.size(); ++j) {
-          problems.check([&] { policies.push_back(f.get_string(sp / "policies" / j)); });
-        }
-      });
-      std::optional<std::string> own_sps;
-      if (f.has(sp / "sps")) {
-        problems.check([&] {
-          const std::string name = f.get_string(sp / "sps");
-          if (!parse_sps_belief(name)) {
-            f.fail(sp / "sps",
-                   f.name_of(sp / "sps") + " is '" + name + "'; valid: " + kSpsBeliefChoices);
-          }
-          own_sps = name;
-        });
-      }
-      for (std::size_t j = 0; j < policies.size(); ++j) {
-        const Pointer pp = sp / "policies" / j;
-        bool ok = true;
-        check_at(f, pp, problems, [&] {
-          ok = false;
-          const NamedSpec spec = NamedSpec::parse(policies[j], "--policy");
-          if (drafter) {
-            make_policy(spec, PolicyContext{drafter->gamma});
-          } else {
-            find_policy(spec);
-          }
-          ok = true;
-        });
-        if (!ok || !drafter) continue;
-        SweepSystem s{drafter->name, policies[j], drafter->gamma};
-        if (own_sps) {
-          s.sps = *own_sps;
-          s.sps_own = true;
-        }
-        if (!labels.insert(s.label()).second) {
-          problems.add(at_line(f, pp, "repeats the system '" + s.label() + "'"));
-          continue;
-        }
-        c.systems.push_back(std::move(s));
-      }
+  if (!f.has(sys) || !f.root().at(sys).is_array()) return;
+  const auto& a = f.root().at(sys);
+  std::set<std::string> labels;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const Pointer sp = sys / i;
+    if (!a[i].is_object()) {
+      problems.check([&] { f.get_object(sp); });
+      continue;
     }
+    parse_system(f, sp, labels, c, problems);
   }
+}
 
-  // Seeds.
+void parse_seeds(const JsonFile& f, SweepConfig& c, ProblemList& problems) {
   problems.check([&] {
     const Pointer sp("/seeds");
     const auto seeds = f.get_int_array(sp, 0, std::numeric_limits<std::int64_t>::max());
@@ -312,61 +327,69 @@ SweepConfig parse_sweep_config(const JsonFile& f) {
       c.seeds.push_back(static_cast<std::uint64_t>(seeds[i]));
     }
   });
+}
 
-  // Acceptance model and engine.
+void parse_acceptance(const JsonFile& f, SweepConfig& c, ProblemList& problems) {
   if (f.has(Pointer("/acceptance"))) {
     problems.check([&] { c.acceptance = f.get_string(Pointer("/acceptance")); });
   }
   check_at(f, Pointer("/acceptance"), problems,
            [&] { find_acceptance_model(NamedSpec::parse(c.acceptance, "--acceptance")); });
-  const Pointer en("/engine");
-  if (f.has(en)) {
-    problems.check([&] { f.get_object(en); });
-    if (f.root().at(en).is_object()) {
-      check_keys(f, en, kEngineKeys, problems);
-      // A preset (sim/engine_preset.hpp) sets the limits; keys given beside it win.
-      if (f.has(en / "preset")) {
-        check_at(f, en / "preset", problems, [&] {
-          const EnginePreset& p = find_engine_preset(f.get_string(en / "preset"));
-          c.engine = std::string(p.name);
-          c.max_running = p.max_running;
-          c.max_batch_tokens = p.max_batch_tokens;
-          c.prefill = p.prefill == PrefillMode::kChunked ? "chunked" : "separate";
-        });
-      }
-      if (f.has(en / "max_running")) {
-        problems.check([&] { c.max_running = f.get_int(en / "max_running", 1, 1'000'000); });
-      }
-      if (f.has(en / "max_batch_tokens")) {
-        problems.check(
-            [&] { c.max_batch_tokens = f.get_int(en / "max_batch_tokens", 1, 100'000'000); });
-      }
-      if (f.has(en / "kv_capacity_tokens")) {
-        problems.check([&] {
-          c.kv_capacity_tokens = f.get_int(en / "kv_capacity_tokens", 0, 1'000'000'000'000);
-        });
-      }
-      if (f.has(en / "sps")) {
-        problems.check([&] {
-          c.sps = f.get_string(en / "sps");
-          if (!parse_sps_belief(c.sps)) {
-            f.fail(en / "sps", "engine.sps is '" + c.sps + "'; valid: " + kSpsBeliefChoices);
-          }
-        });
-      }
-      if (f.has(en / "prefill")) {
-        problems.check([&] {
-          c.prefill = f.get_string(en / "prefill");
-          if (c.prefill != "chunked" && c.prefill != "separate") {
-            f.fail(en / "prefill",
-                   "engine.prefill is '" + c.prefill + "'; valid: chunked, separate");
-          }
-        });
-      }
-    }
-  }
+}
 
-  // Analysis settings: the reported percentile, tiers and their baseline.
+// engine.sps and engine.prefill: names from a fixed list.
+void parse_engine_choices(const JsonFile& f, const Pointer& en, SweepConfig& c,
+                          ProblemList& problems) {
+  if (f.has(en / "sps")) {
+    problems.check([&] {
+      c.sps = f.get_string(en / "sps");
+      if (!parse_sps_belief(c.sps)) {
+        f.fail(en / "sps", "engine.sps is '" + c.sps + "'; valid: " + kSpsBeliefChoices);
+      }
+    });
+  }
+  if (f.has(en / "prefill")) {
+    problems.check([&] {
+      c.prefill = f.get_string(en / "prefill");
+      if (c.prefill != "chunked" && c.prefill != "separate") {
+        f.fail(en / "prefill", "engine.prefill is '" + c.prefill + "'; valid: chunked, separate");
+      }
+    });
+  }
+}
+
+// The engine: a preset (sim/engine_preset.hpp) sets the limits; keys given beside it win.
+void parse_engine(const JsonFile& f, SweepConfig& c, ProblemList& problems) {
+  const Pointer en("/engine");
+  if (!f.has(en)) return;
+  problems.check([&] { f.get_object(en); });
+  if (!f.root().at(en).is_object()) return;
+  check_keys(f, en, kEngineKeys, problems);
+  if (f.has(en / "preset")) {
+    check_at(f, en / "preset", problems, [&] {
+      const EnginePreset& p = find_engine_preset(f.get_string(en / "preset"));
+      c.engine = std::string(p.name);
+      c.max_running = p.max_running;
+      c.max_batch_tokens = p.max_batch_tokens;
+      c.prefill = p.prefill == PrefillMode::kChunked ? "chunked" : "separate";
+    });
+  }
+  if (f.has(en / "max_running")) {
+    problems.check([&] { c.max_running = f.get_int(en / "max_running", 1, 1'000'000); });
+  }
+  if (f.has(en / "max_batch_tokens")) {
+    problems.check(
+        [&] { c.max_batch_tokens = f.get_int(en / "max_batch_tokens", 1, 100'000'000); });
+  }
+  if (f.has(en / "kv_capacity_tokens")) {
+    problems.check(
+        [&] { c.kv_capacity_tokens = f.get_int(en / "kv_capacity_tokens", 0, 1'000'000'000'000); });
+  }
+  parse_engine_choices(f, en, c, problems);
+}
+
+// Analysis settings: the reported percentile, tiers and their baseline.
+void parse_analysis(const JsonFile& f, SweepConfig& c, ProblemList& problems) {
   const Pointer pc("/tok_s_per_user_percentile");
   if (f.has(pc)) {
     problems.check([&] {
@@ -390,6 +413,28 @@ SweepConfig parse_sweep_config(const JsonFile& f) {
                             "systems (the default, a single mtp1 system, is absent)")
                      .what());
   }
+}
+
+}  // namespace
+
+const char* load_kind_name(LoadKind kind) {
+  return kind == LoadKind::kConcurrency ? "concurrency" : "rate_scale";
+}
+
+SweepConfig parse_sweep_config(const JsonFile& f) {
+  ProblemList problems;
+  SweepConfig c;
+  c.path = f.path();
+  if (!f.root().is_object()) f.fail(Pointer(), "a sweep config must be a JSON object");
+  check_keys(f, Pointer(), kTopKeys, problems);
+  parse_header(f, c, problems);
+  parse_workload(f, c, problems);
+  parse_load(f, c, problems);
+  parse_systems(f, c, problems);
+  parse_seeds(f, c, problems);
+  parse_acceptance(f, c, problems);
+  parse_engine(f, c, problems);
+  parse_analysis(f, c, problems);
   for (SweepSystem& s : c.systems) {
     if (!s.sps_own) s.sps = c.sps;
   }

@@ -174,6 +174,107 @@ std::string budget_csv(const TopologySweepResult& r) {
 }
 
 // summary.csv and the text table: per metric × tier × compared system.
+// One topology's cell for a tier: the throughput ratio (or which side is infeasible) and the
+// speed ratio at matched throughput when there is one.
+std::string topology_cell(const TierOutcome& o, const TierOutcome& b) {
+  std::string cell;
+  if (!b.best) {
+    cell = "baseline infeasible";
+  } else if (!o.best) {
+    cell = "infeasible";
+  } else {
+    cell = fixed_text(*o.throughput_ratio_vs_baseline, 2) + "x";
+  }
+  if (o.speed_ratio_at_matched_throughput) {
+    cell += " / speed " + fixed_text(*o.speed_ratio_at_matched_throughput, 2) + "x";
+  }
+  return cell;
+}
+
+// A system against the baseline at one tier, over the measured-db topologies (the extra
+// profiles listed apart).
+struct TierComparison {
+  std::size_t n = 0, base_missing = 0, sys_missing = 0;
+  std::vector<double> ratios, speeds;
+  std::string extras;
+};
+
+TierComparison compare_at_tier(const TopologySweepResult& r, int mi, double tier, std::size_t sys,
+                               std::size_t baseline) {
+  TierComparison t;
+  for (const TopologyEntry& e : r.entries) {
+    if (!e.refused.empty()) continue;
+    const TierOutcome* o = nullptr;
+    const TierOutcome* b = nullptr;
+    for (const TierOutcome& x : e.outcomes[mi]) {
+      if (x.tier_tok_s_per_user != tier) continue;
+      if (x.system == sys) o = &x;
+      if (x.system == baseline) b = &x;
+    }
+    if (o == nullptr || b == nullptr) continue;
+    if (e.extra) {
+      t.extras += (t.extras.empty() ? "" : "; ") + e.name + ": " + topology_cell(*o, *b);
+      continue;
+    }
+    ++t.n;
+    if (!b->best) ++t.base_missing;
+    if (!o->best) ++t.sys_missing;
+    if (o->throughput_ratio_vs_baseline) t.ratios.push_back(*o->throughput_ratio_vs_baseline);
+    if (o->speed_ratio_at_matched_throughput) {
+      t.speeds.push_back(*o->speed_ratio_at_matched_throughput);
+    }
+  }
+  return t;
+}
+
+// The paper's figures that apply at this tier ("" when none).
+std::string published_text(const std::optional<PublishedFigures>& pub, double tier) {
+  std::string published;
+  if (pub && pub->throughput_gain_at_tier && pub->tier_tok_s_per_user == tier) {
+    published = "throughput " + gain_text(*pub->throughput_gain_at_tier);
+  }
+  if (pub && pub->speed_gain_at_matched_throughput) {
+    published += (published.empty() ? "" : "; ") + std::string("speed at matched ") +
+                 gain_text(*pub->speed_gain_at_matched_throughput);
+  }
+  return published;
+}
+
+// which: 0 the median, 1 the smallest, 2 the largest ("" for none).
+std::string ratio_stat(const std::vector<double>& v, int which) {
+  if (v.empty()) return std::string();
+  if (which == 0) return ratio_text(median_of(v));
+  return ratio_text(which == 1 ? *std::min_element(v.begin(), v.end())
+                               : *std::max_element(v.begin(), v.end()));
+}
+
+void write_summary_row(std::ostream& out, const std::string& metric, double tier,
+                       const std::string& system, const TierComparison& t,
+                       const std::string& published) {
+  std::string extras_csv = t.extras, published_csv = published;
+  std::replace(extras_csv.begin(), extras_csv.end(), ',', ';');
+  std::replace(published_csv.begin(), published_csv.end(), ',', ';');
+  out << metric << "," << format_number(tier) << "," << system << "," << t.n << ","
+      << t.base_missing << "," << t.sys_missing << "," << t.ratios.size() << ","
+      << ratio_stat(t.ratios, 0) << "," << ratio_stat(t.ratios, 1) << "," << ratio_stat(t.ratios, 2)
+      << "," << ratio_stat(t.speeds, 0) << "," << ratio_stat(t.speeds, 1) << ","
+      << ratio_stat(t.speeds, 2) << "," << extras_csv << "," << published_csv << "\n";
+}
+
+void write_summary_text(std::ostream& text, const std::string& metric, double tier,
+                        const std::string& system, const std::string& baseline,
+                        const TierComparison& t, const std::string& published) {
+  text << metric << " tok/s/user >= " << format_number(tier) << ", " << system << " vs " << baseline
+       << ":\n"
+       << "  topologies " << t.n << " (baseline infeasible on " << t.base_missing
+       << ", this system infeasible on " << t.sys_missing << ")\n"
+       << "  throughput per GPU at the tier: " << range_text(t.ratios) << " over "
+       << t.ratios.size() << " where both meet it\n"
+       << "  per-user speed at the baseline's throughput: " << range_text(t.speeds) << "\n";
+  if (!t.extras.empty()) text << "  " << t.extras << "\n";
+  if (!published.empty()) text << "  paper (not fitted to): " << published << "\n";
+}
+
 void summarise(TopologySweepResult& r, std::string& csv) {
   const SweepConfig& s = r.sweep;
   const std::size_t baseline = *s.baseline;
@@ -182,79 +283,16 @@ void summarise(TopologySweepResult& r, std::string& csv) {
          "throughput_ratio_median,throughput_ratio_min,throughput_ratio_max,"
          "speed_ratio_at_matched_median,speed_ratio_at_matched_min,speed_ratio_at_matched_max,"
          "extra_profiles,published\n";
-  const auto& pub = r.config.published;
   for (SpeedMetric m : kMetrics) {
-    const int mi = static_cast<int>(m);
+    const std::string metric = speed_metric_name(s, m);
     for (double tier : s.tiers_tok_s_per_user) {
+      const std::string published = published_text(r.config.published, tier);
       for (std::size_t sys = 0; sys < s.systems.size(); ++sys) {
         if (sys == baseline) continue;
-        std::size_t n = 0, base_missing = 0, sys_missing = 0;
-        std::vector<double> ratios, speeds;
-        std::string extras;
-        for (const TopologyEntry& e : r.entries) {
-          if (!e.refused.empty()) continue;
-          const TierOutcome* o = nullptr;
-          const TierOutcome* b = nullptr;
-          for (const TierOutcome& x : e.outcomes[mi]) {
-            if (x.tier_tok_s_per_user != tier) continue;
-            if (x.system == sys) o = &x;
-            if (x.system == baseline) b = &x;
-          }
-          if (o == nullptr || b == nullptr) continue;
-          std::string cell;
-          if (!b->best) {
-            cell = "baseline infeasible";
-          } else if (!o->best) {
-            cell = "infeasible";
-          } else {
-            cell = fixed_text(*o->throughput_ratio_vs_baseline, 2) + "x";
-          }
-          if (o->speed_ratio_at_matched_throughput) {
-            cell += " / speed " + fixed_text(*o->speed_ratio_at_matched_throughput, 2) + "x";
-          }
-          if (e.extra) {
-            extras += (extras.empty() ? "" : "; ") + e.name + ": " + cell;
-            continue;
-          }
-          ++n;
-          if (!b->best) ++base_missing;
-          if (!o->best) ++sys_missing;
-          if (o->throughput_ratio_vs_baseline) ratios.push_back(*o->throughput_ratio_vs_baseline);
-          if (o->speed_ratio_at_matched_throughput) {
-            speeds.push_back(*o->speed_ratio_at_matched_throughput);
-          }
-        }
-        std::string published;
-        if (pub && pub->throughput_gain_at_tier && pub->tier_tok_s_per_user == tier) {
-          published = "throughput " + gain_text(*pub->throughput_gain_at_tier);
-        }
-        if (pub && pub->speed_gain_at_matched_throughput) {
-          published += (published.empty() ? "" : "; ") + std::string("speed at matched ") +
-                       gain_text(*pub->speed_gain_at_matched_throughput);
-        }
-        const auto stat = [](const std::vector<double>& v, int which) {
-          if (v.empty()) return std::string();
-          if (which == 0) return ratio_text(median_of(v));
-          return ratio_text(which == 1 ? *std::min_element(v.begin(), v.end())
-                                       : *std::max_element(v.begin(), v.end()));
-        };
-        std::string extras_csv = extras, published_csv = published;
-        std::replace(extras_csv.begin(), extras_csv.end(), ',', ';');
-        std::replace(published_csv.begin(), published_csv.end(), ',', ';');
-        out << speed_metric_name(s, m) << "," << format_number(tier) << ","
-            << s.systems[sys].label() << "," << n << "," << base_missing << "," << sys_missing
-            << "," << ratios.size() << "," << stat(ratios, 0) << "," << stat(ratios, 1) << ","
-            << stat(ratios, 2) << "," << stat(speeds, 0) << "," << stat(speeds, 1) << ","
-            << stat(speeds, 2) << "," << extras_csv << "," << published_csv << "\n";
-        text << speed_metric_name(s, m) << " tok/s/user >= " << format_number(tier) << ", "
-             << s.systems[sys].label() << " vs " << s.systems[baseline].label() << ":\n"
-             << "  topologies " << n << " (baseline infeasible on " << base_missing
-             << ", this system infeasible on " << sys_missing << ")\n"
-             << "  throughput per GPU at the tier: " << range_text(ratios) << " over "
-             << ratios.size() << " where both meet it\n"
-             << "  per-user speed at the baseline's throughput: " << range_text(speeds) << "\n";
-        if (!extras.empty()) text << "  " << extras << "\n";
-        if (!published.empty()) text << "  paper (not fitted to): " << published << "\n";
+        const TierComparison t = compare_at_tier(r, static_cast<int>(m), tier, sys, baseline);
+        write_summary_row(out, metric, tier, s.systems[sys].label(), t, published);
+        write_summary_text(text, metric, tier, s.systems[sys].label(), s.systems[baseline].label(),
+                           t, published);
       }
     }
   }

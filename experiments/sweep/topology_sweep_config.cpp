@@ -31,21 +31,8 @@ std::vector<std::string> strings(const JsonFile& f, const Pointer& ptr, ProblemL
   return out;
 }
 
-}  // namespace
-
-TopologySweepConfig load_topology_sweep_config(const std::string& path) {
-  const JsonFile f = JsonFile::load(path);
-  ProblemList problems;
-  TopologySweepConfig c;
-  c.path = path;
-  problems.check([&] {
-    f.get_object(Pointer(""));
-    f.reject_unknown_keys(
-        Pointer(""),
-        {"schema", "title", "about", "sweep", "target", "gpus", "topologies", "two_batch_overlap",
-         "routing", "gpus_per_node", "database", "extra_profiles", "loads", "seeds", "published"});
-  });
-  problems.throw_if_any();
+// schema, title, about and the comparison's sweep config.
+void parse_header(const JsonFile& f, TopologySweepConfig& c, ProblemList& problems) {
   problems.check([&] {
     if (f.get_string(Pointer("/schema")) != kTopologySweepSchema) {
       f.fail(Pointer("/schema"), "schema is \"" + f.get_string(Pointer("/schema")) +
@@ -57,6 +44,10 @@ TopologySweepConfig load_topology_sweep_config(const std::string& path) {
     if (f.has(Pointer("/about"))) c.about = f.get_string(Pointer("/about"), true);
   });
   problems.check([&] { c.sweep_path = f.get_string(Pointer("/sweep")); });
+}
+
+// The DeepSeek-V4 target; nullptr when it is not one (a problem, already recorded).
+const MoeTarget* parse_target(const JsonFile& f, TopologySweepConfig& c, ProblemList& problems) {
   const MoeTarget* target = nullptr;
   problems.check([&] {
     c.target = f.get_string(Pointer("/target"));
@@ -68,11 +59,10 @@ TopologySweepConfig load_topology_sweep_config(const std::string& path) {
     }
     target = &moe_target(c.target);
   });
-  problems.check([&] {
-    if (f.has(Pointer("/gpus_per_node"))) {
-      c.gpus_per_node = static_cast<int>(f.get_int(Pointer("/gpus_per_node"), 1, 64));
-    }
-  });
+  return target;
+}
+
+void parse_gpus(const JsonFile& f, TopologySweepConfig& c, ProblemList& problems) {
   c.gpus = strings(f, Pointer("/gpus"), problems);
   for (std::size_t i = 0; i < c.gpus.size(); ++i) {
     problems.check([&] {
@@ -84,6 +74,11 @@ TopologySweepConfig load_topology_sweep_config(const std::string& path) {
       }
     });
   }
+}
+
+// Each topology must parse for the target and be attention data-parallel (dep<N>).
+void parse_topologies(const JsonFile& f, const MoeTarget* target, TopologySweepConfig& c,
+                      ProblemList& problems) {
   c.topologies = strings(f, Pointer("/topologies"), problems);
   for (std::size_t i = 0; target != nullptr && i < c.topologies.size(); ++i) {
     problems.check([&] {
@@ -100,12 +95,9 @@ TopologySweepConfig load_topology_sweep_config(const std::string& path) {
       }
     });
   }
-  problems.check([&] {
-    const Pointer p("/two_batch_overlap");
-    const nlohmann::json& a = f.get_array(p);
-    if (a.empty()) f.fail(p, "two_batch_overlap is empty; give [false], [true] or both");
-    for (std::size_t i = 0; i < a.size(); ++i) c.two_batch_overlap.push_back(f.get_bool(p / i));
-  });
+}
+
+void parse_routing(const JsonFile& f, TopologySweepConfig& c, ProblemList& problems) {
   c.routing = strings(f, Pointer("/routing"), problems);
   for (std::size_t i = 0; i < c.routing.size(); ++i) {
     const std::string& r = c.routing[i];
@@ -116,6 +108,10 @@ TopologySweepConfig load_topology_sweep_config(const std::string& path) {
       });
     }
   }
+}
+
+// The optional keys with defaults: database, extra profiles, loads and seeds.
+void parse_optional_inputs(const JsonFile& f, TopologySweepConfig& c, ProblemList& problems) {
   problems.check([&] {
     if (f.has(Pointer("/database"))) c.database_dir = f.get_string(Pointer("/database"));
   });
@@ -131,33 +127,70 @@ TopologySweepConfig load_topology_sweep_config(const std::string& path) {
       c.seeds = f.get_int_array(Pointer("/seeds"), 0, std::int64_t{1} << 53, 1);
     }
   });
+}
+
+// "published": the paper's figures printed beside the prediction. Throws at the first problem.
+PublishedFigures parse_published(const JsonFile& f) {
+  const Pointer p("/published");
+  f.get_object(p);
+  f.reject_unknown_keys(p, {"source", "tier_tok_s_per_user", "throughput_gain_at_tier",
+                            "speed_gain_at_matched_throughput"});
+  PublishedFigures pub;
+  pub.source = f.get_string(p / "source");
+  if (f.has(p / "tier_tok_s_per_user")) {
+    pub.tier_tok_s_per_user = f.get_number(p / "tier_tok_s_per_user", NumberRange::positive());
+  }
+  const auto gain = [&](const char* key) -> std::optional<PublishedGain> {
+    if (!f.has(p / key)) return std::nullopt;
+    const std::vector<double> v = f.get_number_array(p / key, NumberRange::between(-1, 100), 2);
+    if (v.size() != 2 || v[0] > v[1]) {
+      f.fail(p / key, f.name_of(p / key) + " must be [low, high] with low <= high");
+    }
+    return PublishedGain{v[0], v[1]};
+  };
+  pub.throughput_gain_at_tier = gain("throughput_gain_at_tier");
+  pub.speed_gain_at_matched_throughput = gain("speed_gain_at_matched_throughput");
+  if (pub.throughput_gain_at_tier && !pub.tier_tok_s_per_user) {
+    f.fail(p / "throughput_gain_at_tier",
+           "published.throughput_gain_at_tier needs published.tier_tok_s_per_user");
+  }
+  return pub;
+}
+
+}  // namespace
+
+TopologySweepConfig load_topology_sweep_config(const std::string& path) {
+  const JsonFile f = JsonFile::load(path);
+  ProblemList problems;
+  TopologySweepConfig c;
+  c.path = path;
+  problems.check([&] {
+    f.get_object(Pointer(""));
+    f.reject_unknown_keys(
+        Pointer(""),
+        {"schema", "title", "about", "sweep", "target", "gpus", "topologies", "two_batch_overlap",
+         "routing", "gpus_per_node", "database", "extra_profiles", "loads", "seeds", "published"});
+  });
+  problems.throw_if_any();
+  parse_header(f, c, problems);
+  const MoeTarget* target = parse_target(f, c, problems);
+  problems.check([&] {
+    if (f.has(Pointer("/gpus_per_node"))) {
+      c.gpus_per_node = static_cast<int>(f.get_int(Pointer("/gpus_per_node"), 1, 64));
+    }
+  });
+  parse_gpus(f, c, problems);
+  parse_topologies(f, target, c, problems);
+  problems.check([&] {
+    const Pointer p("/two_batch_overlap");
+    const nlohmann::json& a = f.get_array(p);
+    if (a.empty()) f.fail(p, "two_batch_overlap is empty; give [false], [true] or both");
+    for (std::size_t i = 0; i < a.size(); ++i) c.two_batch_overlap.push_back(f.get_bool(p / i));
+  });
+  parse_routing(f, c, problems);
+  parse_optional_inputs(f, c, problems);
   if (f.has(Pointer("/published"))) {
-    problems.check([&] {
-      const Pointer p("/published");
-      f.get_object(p);
-      f.reject_unknown_keys(p, {"source", "tier_tok_s_per_user", "throughput_gain_at_tier",
-                                "speed_gain_at_matched_throughput"});
-      PublishedFigures pub;
-      pub.source = f.get_string(p / "source");
-      if (f.has(p / "tier_tok_s_per_user")) {
-        pub.tier_tok_s_per_user = f.get_number(p / "tier_tok_s_per_user", NumberRange::positive());
-      }
-      const auto gain = [&](const char* key) -> std::optional<PublishedGain> {
-        if (!f.has(p / key)) return std::nullopt;
-        const std::vector<double> v = f.get_number_array(p / key, NumberRange::between(-1, 100), 2);
-        if (v.size() != 2 || v[0] > v[1]) {
-          f.fail(p / key, f.name_of(p / key) + " must be [low, high] with low <= high");
-        }
-        return PublishedGain{v[0], v[1]};
-      };
-      pub.throughput_gain_at_tier = gain("throughput_gain_at_tier");
-      pub.speed_gain_at_matched_throughput = gain("speed_gain_at_matched_throughput");
-      if (pub.throughput_gain_at_tier && !pub.tier_tok_s_per_user) {
-        f.fail(p / "throughput_gain_at_tier",
-               "published.throughput_gain_at_tier needs published.tier_tok_s_per_user");
-      }
-      c.published = pub;
-    });
+    problems.check([&] { c.published = parse_published(f); });
   }
   problems.throw_if_any();
   return c;
