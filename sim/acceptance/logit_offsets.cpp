@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <mutex>
-#include <cmath>
 
 namespace sparksim {
 
@@ -128,7 +128,6 @@ std::vector<double> step_tilt(std::span<const double> offsets, const Grid& grid)
   }
   return tilt;
 }
-
 
 std::vector<double> compute_logit_offsets(std::span<const double> mean_curve,
                                           const Heterogeneity& heterogeneity) {

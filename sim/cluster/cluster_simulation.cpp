@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 
+#include "sim/cluster/load_tournament.hpp"
 #include "sim/event_queue.hpp"
 
 namespace sparksim {
@@ -59,6 +61,17 @@ class Agenda {
   std::uint64_t next_sequence_ = 0;
 };
 
+// A pool the router picks from (the entry pool or the decode pool): the replicas' loads as the
+// router last saw them, refreshed only for replicas whose state changed since (marked stale), and,
+// for a router with a fixed preference, the tournament tree that picks in O(log replicas). A pick
+// sees exactly the snapshot a scan of every engine at that instant would take.
+struct RouterPool {
+  std::vector<std::size_t> replicas;  // replica index per position
+  std::vector<ReplicaLoad> loads;     // per position
+  std::vector<std::size_t> stale;     // positions whose engine changed since their load was taken
+  std::unique_ptr<LoadTournament> tournament;  // null: the router needs route()'s snapshot
+};
+
 // A disaggregated request between its arrival and its completion on a decode replica.
 struct Handoff {
   RequestSpec spec;  // the real one (the prefill replica sees output_tokens = 1)
@@ -81,38 +94,44 @@ class ClusterLoop {
       switch (w_.replicas[i].role) {
         case ReplicaRole::kColocated:
         case ReplicaRole::kPrefill:
-          entry_pool_.push_back(i);
+          entry_pool_.replicas.push_back(i);
           break;
         case ReplicaRole::kDecode:
-          decode_pool_.push_back(i);
+          decode_pool_.replicas.push_back(i);
           break;
       }
     }
-    disaggregated_ = !decode_pool_.empty();
+    disaggregated_ = !decode_pool_.replicas.empty();
     if (disaggregated_) {
-      for (std::size_t i : entry_pool_) {
+      for (std::size_t i : entry_pool_.replicas) {
         if (w_.replicas[i].role != ReplicaRole::kPrefill) {
           throw std::invalid_argument("colocated and decode replicas cannot be mixed");
         }
       }
-      if (entry_pool_.empty()) throw std::invalid_argument("decode replicas need prefill replicas");
+      if (entry_pool_.replicas.empty())
+        throw std::invalid_argument("decode replicas need prefill replicas");
       if (!w_.decode_router || !w_.transport) {
         throw std::invalid_argument("disaggregated prefill needs a decode router and a transport");
       }
       if (!(w_.kv_bytes_per_token >= 0) || !std::isfinite(w_.kv_bytes_per_token)) {
         throw std::invalid_argument("kv_bytes_per_token must be finite and >= 0");
       }
-      for (std::size_t d : decode_pool_) {
+      for (std::size_t d : decode_pool_.replicas) {
         const Engine& e = *w_.replicas[d].engine;
         decode_fit_ = std::max(decode_fit_, e.kv_capacity() - e.config().drafter.gamma - 1);
       }
-    } else if (entry_pool_.size() != n) {
+    } else if (entry_pool_.replicas.size() != n) {
       throw std::invalid_argument("prefill replicas need decode replicas");
     }
     stats_.replicas.resize(n);
     start_pending_.assign(n, false);
     inbound_tokens_.assign(n, 0);
     inbound_kv_.assign(n, 0);
+    pool_of_.assign(n, nullptr);
+    position_.assign(n, 0);
+    load_stale_.assign(n, false);
+    init_pool(entry_pool_, *w_.arrival_router);
+    if (disaggregated_) init_pool(decode_pool_, *w_.decode_router);
     for (std::size_t i = 0; i < n; ++i) {
       w_.replicas[i].engine->set_completion_handler(
           [this, i](const Request& r, SimTime now) { on_complete(i, r, now); });
@@ -134,6 +153,7 @@ class ClusterLoop {
           const std::size_t r = event.payload >> 1;
           stats_.replicas[r].end_time = event.time;
           engine(r).finish_step(static_cast<EngineLane>(event.payload & 1), event.time);
+          mark_stale(r);
           changed = r;
           break;
         }
@@ -144,6 +164,7 @@ class ClusterLoop {
           const std::size_t r = event.payload;
           stats_.replicas[r].end_time = event.time;
           start_pending_[r] = false;
+          mark_stale(r);
           for (EngineLane lane : {EngineLane::kMain, EngineLane::kPrefill}) {
             if (auto end = engine(r).try_start_step(lane, event.time)) {
               agenda_.push(*end, EventKind::kStepEnd, (r << 1) | static_cast<std::uint64_t>(lane));
@@ -195,25 +216,55 @@ class ClusterLoop {
     if (auto spec = workload_.next_scheduled()) queue_arrival(*spec, true);
   }
 
-  const std::vector<ReplicaLoad>& loads(const std::vector<std::size_t>& pool) {
-    loads_.resize(pool.size());
-    for (std::size_t i = 0; i < pool.size(); ++i) {
-      const std::size_t r = pool[i];
-      const Engine& e = engine(r);
-      loads_[i] = ReplicaLoad{e.outstanding_tokens() + inbound_tokens_[r],
-                              e.kv_reserved() + e.kv_queued_demand() + inbound_kv_[r],
-                              e.kv_capacity(), e.running_count(), e.waiting_count()};
-    }
-    return loads_;
+  ReplicaLoad load_of(std::size_t r) {
+    const Engine& e = engine(r);
+    return ReplicaLoad{e.outstanding_tokens() + inbound_tokens_[r],
+                       e.kv_reserved() + e.kv_queued_demand() + inbound_kv_[r], e.kv_capacity(),
+                       e.running_count(), e.waiting_count()};
   }
 
-  std::size_t pick(Router& router, const std::vector<std::size_t>& pool, const RequestSpec& spec) {
-    const std::size_t choice = router.route(spec, loads(pool));
-    if (choice >= pool.size()) {
-      throw std::logic_error("router chose replica " + std::to_string(choice) + " of " +
-                             std::to_string(pool.size()));
+  void init_pool(RouterPool& pool, const Router& router) {
+    pool.loads.resize(pool.replicas.size());
+    for (std::size_t p = 0; p < pool.replicas.size(); ++p) {
+      const std::size_t r = pool.replicas[p];
+      pool_of_[r] = &pool;
+      position_[r] = p;
+      pool.loads[p] = load_of(r);
     }
-    return pool[choice];
+    if (const LoadPreference prefers = router.preference()) {
+      pool.tournament = std::make_unique<LoadTournament>(prefers, pool.loads);
+    }
+  }
+
+  // Replica r's engine (or what is on its way to it) changed: its load is re-read at the next pick.
+  void mark_stale(std::size_t r) {
+    if (load_stale_[r]) return;
+    load_stale_[r] = true;
+    pool_of_[r]->stale.push_back(position_[r]);
+  }
+
+  std::size_t pick(Router& router, RouterPool& pool, const RequestSpec& spec) {
+    for (const std::size_t p : pool.stale) {
+      const std::size_t r = pool.replicas[p];
+      load_stale_[r] = false;
+      pool.loads[p] = load_of(r);
+    }
+    if (pool.tournament) {
+      // Past a quarter of the pool, replaying every match is cheaper than a path per replica.
+      if (pool.stale.size() * 4 > pool.replicas.size()) {
+        pool.tournament->rebuild();
+      } else {
+        for (const std::size_t p : pool.stale) pool.tournament->update(p);
+      }
+    }
+    pool.stale.clear();
+    const std::size_t choice =
+        pool.tournament ? pool.tournament->winner() : router.route(spec, pool.loads);
+    if (choice >= pool.replicas.size()) {
+      throw std::logic_error("router chose replica " + std::to_string(choice) + " of " +
+                             std::to_string(pool.replicas.size()));
+    }
+    return pool.replicas[choice];
   }
 
   std::optional<std::size_t> on_arrival_kind(const Event& event) {
@@ -253,6 +304,7 @@ class ClusterLoop {
     ReplicaStats& rs = stats_.replicas[r];
     ++rs.requests_submitted;
     rs.end_time = now;
+    mark_stale(r);
     if (engine(r).submit(id, spec, now)) return true;
     ++rs.requests_rejected_kv;
     ++stats_.requests_rejected_kv;
@@ -269,6 +321,7 @@ class ClusterLoop {
     h.inbound_kv = h.spec.prompt_tokens + 1 + gamma + 1;
     inbound_tokens_[h.decode] += h.inbound_tokens;
     inbound_kv_[h.decode] += h.inbound_kv;
+    mark_stale(h.decode);
     const auto bytes = static_cast<std::uint64_t>(
         std::llround(static_cast<double>(h.spec.prompt_tokens) * w_.kv_bytes_per_token));
     const std::size_t transfer = w_.transport->start(id, h.prefill, h.decode, bytes, now);
@@ -285,6 +338,7 @@ class ClusterLoop {
     const std::size_t d = h.decode;
     inbound_tokens_[d] -= h.inbound_tokens;
     inbound_kv_[d] -= h.inbound_kv;
+    mark_stale(d);
     ReplicaStats& rs = stats_.replicas[d];
     ++rs.requests_submitted;
     rs.end_time = now;
@@ -324,7 +378,7 @@ class ClusterLoop {
   const ClusterWiring& w_;
   Workload& workload_;
   const ClusterCompletion& observer_;
-  std::vector<std::size_t> entry_pool_, decode_pool_;
+  RouterPool entry_pool_, decode_pool_;
   bool disaggregated_ = false;
   std::int64_t decode_fit_ = 0;  // largest prompt + output some decode replica can ever hold
 
@@ -335,7 +389,9 @@ class ClusterLoop {
   std::vector<RequestSpec> pending_;  // specs of queued arrivals, slot-reused
   std::vector<std::uint64_t> free_pending_;
   std::uint64_t next_id_ = 0;
-  std::vector<ReplicaLoad> loads_;
+  std::vector<RouterPool*> pool_of_;   // per replica: its pool
+  std::vector<std::size_t> position_;  // per replica: its position in that pool
+  std::vector<bool> load_stale_;       // per replica: listed in its pool's stale positions
   std::vector<std::int64_t> inbound_tokens_, inbound_kv_;  // per replica: hand-offs on the way
   // Keyed by request id and transfer id (integers): lookups only, never iterated.
   std::unordered_map<std::uint64_t, Handoff> handoffs_;
