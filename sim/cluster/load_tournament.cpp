@@ -26,7 +26,10 @@ std::uint32_t LoadTournament::match(std::uint32_t left, std::uint32_t right) con
 
 void LoadTournament::update(std::size_t position) {
   for (std::size_t node = (leaves_ + position) / 2; node >= 1; node /= 2) {
-    nodes_[node] = match(nodes_[2 * node], nodes_[2 * node + 1]);
+    const std::uint32_t winner = match(nodes_[2 * node], nodes_[2 * node + 1]);
+    // The same winner, whose load did not change: every match above sees what it saw before.
+    if (winner == nodes_[node] && winner != position) return;
+    nodes_[node] = winner;
   }
 }
 
