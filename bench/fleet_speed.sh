@@ -5,8 +5,10 @@
 #               1,000 requests/s (lognormal prompts 1000 / outputs 200, chat), static:k=3, seed 1;
 #   fleet-64    the same traffic scaled to 64 replicas (64 requests/s);
 #   replay-1    one replica replaying the Azure conversation trace (bench/replay_speed.sh's run).
-# Prints, per case, request-steps per wall second (the summary's request_steps over the process's
-# wall time, so building the replicas counts), the process's wall time and peak RSS (GNU time), and
+# Prints, per case, request-steps per wall second (the summary's request_steps over its sim_wall_s:
+# the simulation's own wall time, which for a cluster includes building the replicas and for one
+# replica excludes loading the trace, as in bench/replay_speed.sh), the process's wall time and
+# peak RSS (GNU time), and
 # each fleet's rate as a fraction of replay-1's in the same round (1.0: a fleet request-step costs
 # what a lone replica's does; the issue's target is >= 1/1.5). Rounds are interleaved, and with an
 # OLD binary every case runs on both binaries back to back in alternating order, so a slow spell of
@@ -54,11 +56,12 @@ for part in clock.split(":"):
     wall = wall * 60 + float(part)
 steps = s["request_steps"]
 label, case, rnd = sys.argv[3:6]
-print(f"round {rnd} {label:<3} {case:<10} {steps:>10} request-steps, wall {wall:7.2f} s "
-      f"(simulation {s['sim_wall_s']:7.2f} s) = {steps / wall / 1e6:5.2f} M request-steps/s, "
+sim_wall = s["sim_wall_s"]
+print(f"round {rnd} {label:<3} {case:<10} {steps:>10} request-steps in {sim_wall:7.2f} s "
+      f"= {steps / sim_wall / 1e6:5.2f} M request-steps/s; process wall {wall:7.2f} s, "
       f"peak RSS {rss_mb:7.1f} MB", flush=True)
 with open(sys.argv[6], "a") as f:
-    f.write(f"{rnd} {label} {case} {steps} {wall} {rss_mb}\n")
+    f.write(f"{rnd} {label} {case} {steps} {sim_wall} {rss_mb} {wall}\n")
 PY
 }
 
@@ -80,15 +83,15 @@ python3 - "$out/rounds" <<'PY'
 import statistics, sys
 rate, rss, wall = {}, {}, {}
 for line in open(sys.argv[1]):
-    rnd, label, case, steps, w, r = line.split()
+    rnd, label, case, steps, w, r, process = line.split()
     rate.setdefault((case, label), {})[rnd] = int(steps) / float(w) / 1e6
     rss.setdefault((case, label), []).append(float(r))
-    wall.setdefault((case, label), []).append(float(w))
+    wall.setdefault((case, label), []).append(float(process))
 print("medians over the rounds:")
 for (case, label), by_round in sorted(rate.items()):
     line = (f"  {case:<10} {label:<3} {statistics.median(by_round.values()):6.2f} M request-steps/s "
             f"(range {min(by_round.values()):.2f}-{max(by_round.values()):.2f}), "
-            f"wall {statistics.median(wall[(case, label)]):7.2f} s, "
+            f"process wall {statistics.median(wall[(case, label)]):7.2f} s, "
             f"peak RSS {max(rss[(case, label)]):7.1f} MB")
     single = rate.get(("replay-1", label))
     if case != "replay-1" and single:
