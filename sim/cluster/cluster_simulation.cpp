@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -39,6 +38,34 @@ constexpr std::uint64_t kHandoffTag = 1ULL << 62;
 constexpr std::uint64_t kLandingTag = 1ULL << 61;
 constexpr std::uint64_t kTagMask = kScheduledTag | kHandoffTag | kLandingTag;
 
+// A FIFO of events in one reused buffer (a deque allocates and frees a block every few events,
+// each one a cold cache line).
+class EventRing {
+ public:
+  bool empty() const { return size_ == 0; }
+  const Event& front() const { return buffer_[head_]; }
+  const Event& back() const { return buffer_[(head_ + size_ - 1) & (buffer_.size() - 1)]; }
+  void push(const Event& e) {
+    if (size_ == buffer_.size()) grow();
+    buffer_[(head_ + size_) & (buffer_.size() - 1)] = e;
+    ++size_;
+  }
+  void pop() {
+    head_ = (head_ + 1) & (buffer_.size() - 1);
+    --size_;
+  }
+
+ private:
+  void grow() {
+    std::vector<Event> larger(std::max<std::size_t>(16, 2 * buffer_.size()));
+    for (std::size_t i = 0; i < size_; ++i) larger[i] = buffer_[(head_ + i) & (buffer_.size() - 1)];
+    buffer_ = std::move(larger);
+    head_ = 0;
+  }
+  std::vector<Event> buffer_;  // a power of two long
+  std::size_t head_ = 0, size_ = 0;
+};
+
 // EventQueue's order (sim/event_queue.hpp) with a peek: the loop must know the next event's time
 // to let in-flight transfers land before it. Step starts are always planned at the current instant
 // (the loop's clock never goes back), so in push order they are already in the agenda's order:
@@ -49,7 +76,7 @@ class Agenda {
   void push(SimTime time, EventKind kind, std::uint64_t payload) {
     const Event event{time, kind, next_sequence_++, payload};
     if (kind == EventKind::kStepStart && (starts_.empty() || starts_.back().time <= time)) {
-      starts_.push_back(event);
+      starts_.push(event);
     } else {
       heap_.push(event);
     }
@@ -63,7 +90,7 @@ class Agenda {
     Event e;
     if (!starts_.empty() && (heap_.empty() || runs_before(starts_.front(), heap_.top()))) {
       e = starts_.front();
-      starts_.pop_front();
+      starts_.pop();
     } else {
       e = heap_.top();
       heap_.pop();
@@ -77,7 +104,7 @@ class Agenda {
     bool operator()(const Event& a, const Event& b) const { return runs_before(b, a); }
   };
   std::priority_queue<Event, std::vector<Event>, Later> heap_;
-  std::deque<Event> starts_;  // step starts, in push order (= agenda order, see above)
+  EventRing starts_;  // step starts, in push order (= agenda order, see above)
   std::uint64_t next_sequence_ = 0;
 };
 
