@@ -74,6 +74,10 @@ void MetricsCollector::on_tokens(SimTime now, SimTime previous, std::int64_t tok
 }
 
 void MetricsCollector::defer(ItlKind histogram, double value, std::int64_t weight) const {
+  if (!batch_itl_adds_) {
+    (histogram == ItlKind::kStep ? itl_step_ms_ : itl_token_ms_).add(value, weight);
+    return;
+  }
   if (deferred_count_ == kDeferredAdds) apply_deferred();
   deferred_[deferred_count_++] = DeferredAdd{histogram, value, weight};
 }

@@ -77,6 +77,10 @@ class MetricsCollector {
   void on_tokens(SimTime now, SimTime previous, std::int64_t tokens);
   void on_request_done(const Request& request);
   void on_preemption() { ++counters_.preemptions; }
+  // Apply ITL histogram adds in batches (same adds, same order, so the same histograms): for a
+  // cluster's replicas, whose histograms are out of cache at each step. One replica's stay in
+  // cache, and batching would only cost it instructions.
+  void batch_itl_adds() { batch_itl_adds_ = true; }
 
   const AggregateCounters& counters() const { return counters_; }
   const std::vector<PerSecondBin>& per_second() const { return bins_; }
@@ -141,6 +145,7 @@ class MetricsCollector {
   };
   mutable std::array<DeferredAdd, kDeferredAdds> deferred_{};
   mutable std::size_t deferred_count_ = 0;
+  bool batch_itl_adds_ = false;
   std::string line_;  // reused for each requests.csv row
 };
 

@@ -113,6 +113,7 @@ CalibratedAcceptanceModel::CalibratedAcceptanceModel(CalibratedModelConfig confi
     t.bins = 2 * half_bins + 1;
     t.m_lo = static_cast<float>(-half_bins) / kBinsPerUnit;
     t.survival = shared_survival_table(offsets_[d], half_bins);
+    t.survival_rows = t.survival->data();
     set_head(d, config_.head[static_cast<std::size_t>(d)]);
   }
   rho_ = static_cast<float>(h.latent_rho);
@@ -284,7 +285,7 @@ void CalibratedAcceptanceModel::draft_rows(std::span<const DraftSlot> slots, int
     // Hidden outcome: accepted = #{k : u < S_k(m)} (S is non-increasing, so this is the number
     // of leading acceptances).
     const float u = static_cast<float>(static_cast<std::int64_t>(h & 0xFFFFFFFFULL)) * 0x1.0p-32f;
-    const float* survival = t.survival->data() + static_cast<std::size_t>(bin) * g;
+    const float* survival = t.survival_rows + static_cast<std::size_t>(bin) * g;
     // (u < S_k is S_k > u; the table is padded for the lanes past γ.)
     const int accepted = count_above(survival, gamma, u);
     hidden_accepted[r] = accepted;

@@ -83,6 +83,7 @@ class CalibratedAcceptanceModel final : public AcceptanceModel {
     // Shared by every model built from the same offsets and grid (a cluster's replicas): one copy
     // stays in cache instead of one per replica, which made the lookup a cache miss per step.
     std::shared_ptr<const std::vector<float>> survival;
+    const float* survival_rows = nullptr;  // survival->data(): one load less per request-step
     float m_lo = 0;
     int bins = 1;
     // Per position k: the acceptance logit is offset_k + m; the confidence logit is
