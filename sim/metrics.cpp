@@ -55,8 +55,7 @@ void MetricsCollector::on_step(const StepRecord& s) {
   }
 }
 
-void MetricsCollector::on_tokens(SimTime now, SimTime previous, std::int64_t tokens) {
-  if (previous < 0 || tokens <= 0) return;
+void MetricsCollector::add_gap(SimTime now, SimTime previous, std::int64_t tokens) {
   if (now != pending_now_ || previous != pending_previous_) {
     flush_gaps();
     pending_now_ = now;

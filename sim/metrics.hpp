@@ -74,7 +74,17 @@ class MetricsCollector {
 
   void on_step(const StepRecord& step);
   // `tokens` delivered to `request` at `now`; `previous` is its last delivery (-1 for the first).
-  void on_tokens(SimTime now, SimTime previous, std::int64_t tokens);
+  // Inline: it runs once per request-step; the common case (the same gap as the request before
+  // it, a small count) only counts.
+  void on_tokens(SimTime now, SimTime previous, std::int64_t tokens) {
+    if (previous < 0 || tokens <= 0) return;
+    if (now == pending_now_ && previous == pending_previous_ && tokens < kPendingTokens &&
+        pending_by_tokens_[static_cast<std::size_t>(tokens)] > 0) {
+      ++pending_by_tokens_[static_cast<std::size_t>(tokens)];
+      return;
+    }
+    add_gap(now, previous, tokens);
+  }
   void on_request_done(const Request& request);
   void on_preemption() { ++counters_.preemptions; }
   // Apply ITL histogram adds in batches (same adds, same order, so the same histograms): for a
@@ -113,6 +123,7 @@ class MetricsCollector {
 
  private:
   PerSecondBin& bin(std::size_t index);
+  void add_gap(SimTime now, SimTime previous, std::int64_t tokens);  // on_tokens' general case
   // Moves the pending gaps to the deferred adds (applied once kDeferredAdds have gathered).
   // Const because readers call it: pending and deferred adds are adds not yet applied, not a
   // different state.
