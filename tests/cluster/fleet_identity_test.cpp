@@ -33,7 +33,8 @@ struct Scenario {
 };
 
 // Regenerate (only with the binary from BEFORE a change):
-// tests/cluster/fleet_identity_digests.sh BINARY prints every scenario's digests, made the same way.
+// tests/cluster/fleet_identity_digests.sh BINARY prints every scenario's digests, made the same
+// way.
 const Scenario kScenarios[] = {
     {"least-loaded-static3",
      64,
