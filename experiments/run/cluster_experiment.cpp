@@ -199,7 +199,6 @@ ClusterOutcome execute_cluster(const ClusterSetup& setup, std::ostream* requests
     rig.acceptance = make_acceptance_model(
         rs.acceptance_spec, AcceptanceContext{rs.engine.drafter, rs.profile.target, o.seed});
     rig.metrics = std::make_unique<MetricsCollector>(nullptr);
-    rig.metrics->batch_itl_adds();  // (a replica's histograms are cold at each of its steps)
     rig.engine = std::make_unique<Engine>(rs.engine, time_model, sps, *rig.acceptance, *rig.policy,
                                           *rig.metrics);
     if (rs.sps_belief == SpsBelief::kLive) {

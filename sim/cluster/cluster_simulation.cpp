@@ -180,6 +180,7 @@ class ClusterLoop {
     init_pool(entry_pool_, *w_.arrival_router);
     if (disaggregated_) init_pool(decode_pool_, *w_.decode_router);
     for (std::size_t i = 0; i < n; ++i) {
+      w_.replicas[i].engine->batch_itl_adds();  // (each replica's histograms are cold per step)
       w_.replicas[i].engine->set_completion_handler(
           [this, i](const Request& r, SimTime now) { on_complete(i, r, now); });
     }
