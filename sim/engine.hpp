@@ -96,6 +96,8 @@ class Engine {
   // it.
   std::int64_t outstanding_tokens() const { return outstanding_tokens_; }
   const EngineConfig& config() const { return config_; }
+  // For a cluster's replicas: see MetricsCollector::batch_itl_adds (no change to any output).
+  void batch_itl_adds() { metrics_.batch_itl_adds(); }
 
  private:
   // One lane's in-flight step: what to apply at its end.

@@ -6,19 +6,9 @@
 
 namespace sparksim {
 
-void EventQueue::push(SimTime time, EventKind kind, std::uint64_t payload) {
-  if (time < now_) {
-    throw std::logic_error("event scheduled in the past: " + std::to_string(time) + " < " +
-                           std::to_string(now_));
-  }
-  heap_.push(Event{time, kind, next_sequence_++, payload});
-}
-
-Event EventQueue::pop() {
-  Event e = heap_.top();
-  heap_.pop();
-  now_ = e.time;
-  return e;
+void EventQueue::throw_past(SimTime time) const {
+  throw std::logic_error("event scheduled in the past: " + std::to_string(time) + " < " +
+                         std::to_string(now_));
 }
 
 }  // namespace sparksim

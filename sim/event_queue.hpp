@@ -38,9 +38,18 @@ inline bool runs_before(const Event& a, const Event& b) {
 class EventQueue {
  public:
   // Schedules an event; `time` must not precede the last popped event (no time travel).
-  void push(SimTime time, EventKind kind, std::uint64_t payload);
+  // Inline (with pop), as both run once per simulated step.
+  void push(SimTime time, EventKind kind, std::uint64_t payload) {
+    if (time < now_) throw_past(time);
+    heap_.push(Event{time, kind, next_sequence_++, payload});
+  }
   // Removes and returns the next event. Precondition: !empty().
-  Event pop();
+  Event pop() {
+    Event e = heap_.top();
+    heap_.pop();
+    now_ = e.time;
+    return e;
+  }
   bool empty() const { return heap_.empty(); }
   // The time of the event pop() would return. Precondition: !empty().
   SimTime next_time() const { return heap_.top().time; }
@@ -48,6 +57,7 @@ class EventQueue {
   SimTime now() const { return now_; }
 
  private:
+  [[noreturn]] void throw_past(SimTime time) const;
   struct Later {
     bool operator()(const Event& a, const Event& b) const { return runs_before(b, a); }
   };

@@ -55,8 +55,7 @@ void MetricsCollector::on_step(const StepRecord& s) {
   }
 }
 
-void MetricsCollector::on_tokens(SimTime now, SimTime previous, std::int64_t tokens) {
-  if (previous < 0 || tokens <= 0) return;
+void MetricsCollector::add_gap(SimTime now, SimTime previous, std::int64_t tokens) {
   if (now != pending_now_ || previous != pending_previous_) {
     flush_gaps();
     pending_now_ = now;
@@ -69,8 +68,30 @@ void MetricsCollector::on_tokens(SimTime now, SimTime previous, std::int64_t tok
     return;
   }
   const double gap_ms = sim_time_to_ms(now - previous);
-  itl_step_ms_.add(gap_ms);
-  itl_token_ms_.add(gap_ms / static_cast<double>(tokens), tokens);
+  defer(ItlKind::kStep, gap_ms, 1);
+  defer(ItlKind::kToken, gap_ms / static_cast<double>(tokens), tokens);
+}
+
+void MetricsCollector::defer(ItlKind histogram, double value, std::int64_t weight) const {
+  if (!batch_itl_adds_) {
+    (histogram == ItlKind::kStep ? itl_step_ms_ : itl_token_ms_).add(value, weight);
+    return;
+  }
+  if (deferred_count_ == kDeferredAdds) apply_deferred();
+  deferred_[deferred_count_++] = DeferredAdd{histogram, value, weight};
+}
+
+void MetricsCollector::apply_deferred() const {
+  for (std::size_t i = 0; i < deferred_count_; ++i) {
+    const DeferredAdd& d = deferred_[i];
+    (d.histogram == ItlKind::kStep ? itl_step_ms_ : itl_token_ms_).add(d.value, d.weight);
+  }
+  deferred_count_ = 0;
+}
+
+void MetricsCollector::settle_gaps() const {
+  flush_gaps();
+  apply_deferred();
 }
 
 void MetricsCollector::flush_gaps() const {
@@ -79,11 +100,11 @@ void MetricsCollector::flush_gaps() const {
   std::int64_t requests = 0;
   for (const std::int64_t tokens : pending_tokens_) {
     std::int64_t& count = pending_by_tokens_[static_cast<std::size_t>(tokens)];
-    itl_token_ms_.add(gap_ms / static_cast<double>(tokens), tokens * count);
+    defer(ItlKind::kToken, gap_ms / static_cast<double>(tokens), tokens * count);
     requests += count;
     count = 0;
   }
-  itl_step_ms_.add(gap_ms, requests);
+  defer(ItlKind::kStep, gap_ms, requests);
   pending_tokens_.clear();
 }
 

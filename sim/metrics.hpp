@@ -74,9 +74,23 @@ class MetricsCollector {
 
   void on_step(const StepRecord& step);
   // `tokens` delivered to `request` at `now`; `previous` is its last delivery (-1 for the first).
-  void on_tokens(SimTime now, SimTime previous, std::int64_t tokens);
+  // Inline: it runs once per request-step; the common case (the same gap as the request before
+  // it, a small count) only counts.
+  void on_tokens(SimTime now, SimTime previous, std::int64_t tokens) {
+    if (previous < 0 || tokens <= 0) return;
+    if (now == pending_now_ && previous == pending_previous_ && tokens < kPendingTokens &&
+        pending_by_tokens_[static_cast<std::size_t>(tokens)] > 0) {
+      ++pending_by_tokens_[static_cast<std::size_t>(tokens)];
+      return;
+    }
+    add_gap(now, previous, tokens);
+  }
   void on_request_done(const Request& request);
   void on_preemption() { ++counters_.preemptions; }
+  // Apply ITL histogram adds in batches (same adds, same order, so the same histograms): for a
+  // cluster's replicas, whose histograms are out of cache at each step. One replica's stay in
+  // cache, and batching would only cost it instructions.
+  void batch_itl_adds() { batch_itl_adds_ = true; }
 
   const AggregateCounters& counters() const { return counters_; }
   const std::vector<PerSecondBin>& per_second() const { return bins_; }
@@ -89,29 +103,36 @@ class MetricsCollector {
   DistributionSummary queue_ms() const { return queue_ms_.summarize(); }
   double request_percentile_relative_error() const { return ttft_ms_.relative_error(); }
   DistributionSummary itl_step_ms() const {
-    flush_gaps();
+    settle_gaps();
     return itl_step_ms_.summarize();
   }
   DistributionSummary itl_token_ms() const {
-    flush_gaps();
+    settle_gaps();
     return itl_token_ms_.summarize();
   }
   double itl_relative_error() const { return itl_step_ms_.relative_error(); }
   // The ITL histograms themselves, so a cluster can merge its replicas' (LogHistogram::merge).
   const LogHistogram& itl_step_histogram() const {
-    flush_gaps();
+    settle_gaps();
     return itl_step_ms_;
   }
   const LogHistogram& itl_token_histogram() const {
-    flush_gaps();
+    settle_gaps();
     return itl_token_ms_;
   }
 
  private:
   PerSecondBin& bin(std::size_t index);
-  // Adds the pending gaps to the ITL histograms. Const because readers call it: the pending
-  // counts are adds not yet applied, not a different state.
+  void add_gap(SimTime now, SimTime previous, std::int64_t tokens);  // on_tokens' general case
+  // Moves the pending gaps to the deferred adds (applied once kDeferredAdds have gathered).
+  // Const because readers call it: pending and deferred adds are adds not yet applied, not a
+  // different state.
   void flush_gaps() const;
+  // Applies every pending and deferred add to the ITL histograms, in the order they were made.
+  void settle_gaps() const;
+  void apply_deferred() const;
+  enum class ItlKind : std::uint8_t { kStep, kToken };
+  void defer(ItlKind histogram, double value, std::int64_t weight) const;
   std::ostream* requests_csv_;
   AggregateCounters counters_;
   std::vector<PerSecondBin> bins_;
@@ -124,7 +145,19 @@ class MetricsCollector {
   mutable SimTime pending_now_ = -1, pending_previous_ = -1;
   mutable std::array<std::int64_t, kPendingTokens> pending_by_tokens_{};
   mutable std::vector<std::int64_t> pending_tokens_;  // the token counts with a pending entry
-  std::string line_;                                  // reused for each requests.csv row
+  // Histogram adds in the order made, applied in batches: in a cluster a replica's histogram
+  // buckets are out of cache by its next step, and a batch of one replica's adds mostly hits the
+  // same few buckets, so it costs a few misses where one add per step cost one each.
+  static constexpr std::size_t kDeferredAdds = 64;
+  struct DeferredAdd {
+    ItlKind histogram;
+    double value;
+    std::int64_t weight;
+  };
+  mutable std::array<DeferredAdd, kDeferredAdds> deferred_{};
+  mutable std::size_t deferred_count_ = 0;
+  bool batch_itl_adds_ = false;
+  std::string line_;  // reused for each requests.csv row
 };
 
 }  // namespace sparksim

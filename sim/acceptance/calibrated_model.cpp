@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <mutex>
 #include <stdexcept>
 #include <utility>
 
@@ -34,6 +35,57 @@ ConfidenceHead default_confidence_head() {
   return ConfidenceHead{1.35, 1.3};
 }
 
+namespace {
+
+// Survival S_k(m) at m = (j - half_bins) / kBinsPerUnit, row j, k = 1..γ (γ = offsets' size).
+// Padded by 4: draft() counts a row with count_above, which reads up to 3 past it.
+std::vector<float> survival_table(const std::vector<double>& offsets, int half_bins,
+                                  int bins_per_unit) {
+  const std::size_t g = offsets.size();
+  const int bins = 2 * half_bins + 1;
+  std::vector<float> table(static_cast<std::size_t>(bins) * g + 4);
+  for (int j = 0; j < bins; ++j) {
+    const double m = static_cast<double>(j - half_bins) / bins_per_unit;
+    double survival = 1.0;
+    for (std::size_t k = 0; k < g; ++k) {
+      survival *= 1.0 / (1.0 + std::exp(-(offsets[k] + m)));
+      table[static_cast<std::size_t>(j) * g + k] = static_cast<float>(survival);
+    }
+  }
+  return table;
+}
+
+}  // namespace
+
+// Tables already built in this process, by exact offsets and grid: a table is a pure function of
+// them, so sharing one changes no draw.
+std::shared_ptr<const std::vector<float>> CalibratedAcceptanceModel::shared_survival_table(
+    const std::vector<double>& offsets, int half_bins) {
+  struct Entry {
+    std::vector<double> offsets;
+    int half_bins;
+    std::shared_ptr<const std::vector<float>> table;
+  };
+  static std::mutex mutex;
+  static std::vector<Entry> entries;
+  constexpr std::size_t kCapacity = 64;
+  const auto same_bits = [](double a, double b) {
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+  };
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const Entry& e : entries) {
+    if (e.half_bins == half_bins && e.offsets.size() == offsets.size() &&
+        std::equal(offsets.begin(), offsets.end(), e.offsets.begin(), same_bits)) {
+      return e.table;
+    }
+  }
+  auto table =
+      std::make_shared<const std::vector<float>>(survival_table(offsets, half_bins, kBinsPerUnit));
+  if (entries.size() == kCapacity) entries.erase(entries.begin());  // oldest first
+  entries.push_back(Entry{offsets, half_bins, table});
+  return table;
+}
+
 CalibratedAcceptanceModel::CalibratedAcceptanceModel(CalibratedModelConfig config)
     : config_(std::move(config)),
       key_step_(derive_seed(config_.seed, static_cast<std::uint64_t>(StreamId::kAcceptance))),
@@ -60,16 +112,8 @@ CalibratedAcceptanceModel::CalibratedAcceptanceModel(CalibratedModelConfig confi
     const int half_bins = static_cast<int>(std::ceil(reach * kBinsPerUnit));
     t.bins = 2 * half_bins + 1;
     t.m_lo = static_cast<float>(-half_bins) / kBinsPerUnit;
-    // Padded by 4: draft() counts a row with count_above, which reads up to 3 past it.
-    t.survival.resize(static_cast<std::size_t>(t.bins) * g + 4);
-    for (int j = 0; j < t.bins; ++j) {
-      const double m = static_cast<double>(j - half_bins) / kBinsPerUnit;
-      double survival = 1.0;
-      for (std::size_t k = 0; k < g; ++k) {
-        survival *= 1.0 / (1.0 + std::exp(-(offsets_[d][k] + m)));
-        t.survival[static_cast<std::size_t>(j) * g + k] = static_cast<float>(survival);
-      }
-    }
+    t.survival = shared_survival_table(offsets_[d], half_bins);
+    t.survival_rows = t.survival->data();
     set_head(d, config_.head[static_cast<std::size_t>(d)]);
   }
   rho_ = static_cast<float>(h.latent_rho);
@@ -241,7 +285,7 @@ void CalibratedAcceptanceModel::draft_rows(std::span<const DraftSlot> slots, int
     // Hidden outcome: accepted = #{k : u < S_k(m)} (S is non-increasing, so this is the number
     // of leading acceptances).
     const float u = static_cast<float>(static_cast<std::int64_t>(h & 0xFFFFFFFFULL)) * 0x1.0p-32f;
-    const float* survival = t.survival.data() + static_cast<std::size_t>(bin) * g;
+    const float* survival = t.survival_rows + static_cast<std::size_t>(bin) * g;
     // (u < S_k is S_k > u; the table is padded for the lanes past γ.)
     const int accepted = count_above(survival, gamma, u);
     hidden_accepted[r] = accepted;

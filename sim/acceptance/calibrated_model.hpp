@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -79,7 +80,10 @@ class CalibratedAcceptanceModel final : public AcceptanceModel {
     // Survival S_k(m) = Π_{i<=k} σ(a_i + m) at grid points m = m_lo + j/kBinsPerUnit
     // (row j holds k = 1..γ); m is rounded to the grid (spacing 1/32 on the logit scale, far
     // below any other error) and clamped to ±(6 sd + 0.1).
-    std::vector<float> survival;
+    // Shared by every model built from the same offsets and grid (a cluster's replicas): one copy
+    // stays in cache instead of one per replica, which made the lookup a cache miss per step.
+    std::shared_ptr<const std::vector<float>> survival;
+    const float* survival_rows = nullptr;  // survival->data(): one load less per request-step
     float m_lo = 0;
     int bins = 1;
     // Per position k: the acceptance logit is offset_k + m; the confidence logit is
@@ -93,6 +97,8 @@ class CalibratedAcceptanceModel final : public AcceptanceModel {
   void draft_rows(std::span<const DraftSlot> slots, int runtime_gamma, std::span<float> confidences,
                   std::span<int> hidden_accepted);
   void set_head(int domain, const ConfidenceHead& head);
+  static std::shared_ptr<const std::vector<float>> shared_survival_table(
+      const std::vector<double>& offsets, int half_bins);
   // The latent state x at `step`, moved on from the state's (usually one step; replayed from x_0
   // when asked for an earlier step). The innovation of step t is normal(bits 32-41 of
   // step_hash(mix64(id), t)).

@@ -2,7 +2,10 @@
 #include "sim/acceptance/logit_offsets.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <mutex>
 
 namespace sparksim {
 
@@ -126,10 +129,8 @@ std::vector<double> step_tilt(std::span<const double> offsets, const Grid& grid)
   return tilt;
 }
 
-}  // namespace
-
-std::vector<double> solve_logit_offsets(std::span<const double> mean_curve,
-                                        const Heterogeneity& heterogeneity) {
+std::vector<double> compute_logit_offsets(std::span<const double> mean_curve,
+                                          const Heterogeneity& heterogeneity) {
   const Grid grid(heterogeneity);
   std::vector<double> tilt(grid.wd.size(), 1.0);
   std::vector<double> offsets = solve_for_weights(mean_curve, grid, grid.m_weights(tilt), {});
@@ -145,6 +146,53 @@ std::vector<double> solve_logit_offsets(std::span<const double> mean_curve,
     if (change < 1e-10) break;
   }
   return offsets;
+}
+
+// The solve costs milliseconds and a cluster builds one acceptance model per replica from the same
+// curves (1,000 replicas: seconds of start-up), so results are remembered per exact input. The
+// answer is a pure function of the input's bits, so a remembered one is the one a solve returns.
+class OffsetsMemo {
+ public:
+  std::vector<double> get(std::span<const double> curve, const Heterogeneity& h) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (const Entry& e : entries_) {
+      if (same(e, curve, h)) return e.offsets;
+    }
+    std::vector<double> offsets = compute_logit_offsets(curve, h);
+    if (entries_.size() == kCapacity) entries_.erase(entries_.begin());  // oldest first
+    entries_.push_back(Entry{std::vector<double>(curve.begin(), curve.end()), h, offsets});
+    return offsets;
+  }
+
+ private:
+  struct Entry {
+    std::vector<double> curve;
+    Heterogeneity heterogeneity;
+    std::vector<double> offsets;
+  };
+  static bool bits_equal(double a, double b) {
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+  }
+  static bool same(const Entry& e, std::span<const double> curve, const Heterogeneity& h) {
+    const Heterogeneity& g = e.heterogeneity;
+    if (e.curve.size() != curve.size() || !bits_equal(g.request_sd, h.request_sd) ||
+        !bits_equal(g.latent_sd, h.latent_sd) || !bits_equal(g.latent_rho, h.latent_rho) ||
+        g.step_weighted != h.step_weighted) {
+      return false;
+    }
+    return std::equal(curve.begin(), curve.end(), e.curve.begin(), bits_equal);
+  }
+  static constexpr std::size_t kCapacity = 64;  // domains × drafters of a sweep, with room
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace
+
+std::vector<double> solve_logit_offsets(std::span<const double> mean_curve,
+                                        const Heterogeneity& heterogeneity) {
+  static OffsetsMemo memo;
+  return memo.get(mean_curve, heterogeneity);
 }
 
 std::vector<double> implied_mean_curve(std::span<const double> offsets,

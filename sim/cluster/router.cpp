@@ -21,37 +21,34 @@ class RoundRobinRouter final : public Router {
   std::size_t next_ = 0;
 };
 
-// Fewest outstanding tokens (work queued or running, in tokens still to compute).
-class LeastLoadedRouter final : public Router {
+// The most preferred replica, ties to the lowest index: a scan (route()'s reference form).
+template <LoadPreference kPrefers>
+class PreferenceRouter : public Router {
  public:
   std::size_t route(const RequestSpec&, std::span<const ReplicaLoad> replicas) override {
     std::size_t best = 0;
     for (std::size_t i = 1; i < replicas.size(); ++i) {
-      if (replicas[i].outstanding_tokens < replicas[best].outstanding_tokens) best = i;
+      if (kPrefers(replicas[i], replicas[best])) best = i;
     }
     return best;
   }
+  LoadPreference preference() const override { return kPrefers; }
 };
+
+// Fewest outstanding tokens (work queued or running, in tokens still to compute).
+bool fewer_outstanding(const ReplicaLoad& a, const ReplicaLoad& b) {
+  return a.outstanding_tokens < b.outstanding_tokens;
+}
+class LeastLoadedRouter final : public PreferenceRouter<&fewer_outstanding> {};
 
 // Most free KV (capacity minus what running requests reserve and queued ones will); ties by fewest
 // outstanding tokens. Counting the queue matters: a replica in the middle of a step admits nobody
 // until it ends, so without it every arrival meanwhile would herd to the same replica.
-class KvAwareRouter final : public Router {
- public:
-  std::size_t route(const RequestSpec&, std::span<const ReplicaLoad> replicas) override {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < replicas.size(); ++i) {
-      const ReplicaLoad& a = replicas[i];
-      const ReplicaLoad& b = replicas[best];
-      if (a.kv_free_tokens() > b.kv_free_tokens() ||
-          (a.kv_free_tokens() == b.kv_free_tokens() &&
-           a.outstanding_tokens < b.outstanding_tokens)) {
-        best = i;
-      }
-    }
-    return best;
-  }
-};
+bool more_free_kv(const ReplicaLoad& a, const ReplicaLoad& b) {
+  return a.kv_free_tokens() > b.kv_free_tokens() ||
+         (a.kv_free_tokens() == b.kv_free_tokens() && a.outstanding_tokens < b.outstanding_tokens);
+}
+class KvAwareRouter final : public PreferenceRouter<&more_free_kv> {};
 
 template <typename R>
 std::unique_ptr<Router> make_plain(const NamedSpec& spec) {

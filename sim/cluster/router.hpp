@@ -27,6 +27,9 @@ struct ReplicaLoad {
   std::int64_t kv_free_tokens() const { return kv_capacity_tokens - kv_reserved_tokens; }
 };
 
+// True when replica `a` is strictly preferred to replica `b` (a strict weak order).
+using LoadPreference = bool (*)(const ReplicaLoad& a, const ReplicaLoad& b);
+
 class Router {
  public:
   virtual ~Router() = default;
@@ -34,6 +37,11 @@ class Router {
   // replicas is not empty. Ties go to the lowest index, so a choice is a pure function of the
   // router's history and the snapshot.
   virtual std::size_t route(const RequestSpec& request, std::span<const ReplicaLoad> replicas) = 0;
+  // A router whose choice is "the most preferred replica, ties to the lowest index", whatever the
+  // request and its history, returns its preference; the cluster loop then keeps the pool in a
+  // tournament tree (sim/cluster/load_tournament.hpp) and picks in O(log replicas) without a
+  // snapshot. route() must return what that pick returns (tests/cluster/router_test.cpp checks).
+  virtual LoadPreference preference() const { return nullptr; }
 };
 
 struct RouterRow {

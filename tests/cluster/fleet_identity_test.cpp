@@ -1,0 +1,161 @@
+// A 64-replica `sparksim cluster` run writes, byte for byte, what it wrote before the fleet-speed
+// work of issue 35 (event loop, router pick, metrics and start-up made cheaper; no output may
+// move). The oracle is the pre-change implementation: the SHA-256 digests below were computed from
+// the outputs of the sparksim binary built from main at commit 266f32b (before any issue-35
+// change), with the wall-clock lines of summary.json and config.json's git sha left out. Scenarios:
+// synthetic traffic, fixed seed, light load (most replicas idle: ties in the routers' picks) and
+// heavy load (queues), every router, four policies, and a disaggregated fleet (KV transfers on
+// SimGrid). A change that is meant to alter outputs (a model or profile change) must regenerate the
+// digests from the binary before that change and say so in its commit.
+#include <array>
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "tests/experiments/cli_harness.hpp"
+
+using namespace sparksim::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::array<const char*, 6> kFiles = {"summary.json",  "requests.csv",  "timeseries.csv",
+                                               "placement.csv", "transfers.csv", "config.json"};
+
+struct Scenario {
+  const char* name;
+  int rate;        // requests per second
+  int duration_s;  // of synthetic traffic
+  const char* options;
+  std::array<const char*, kFiles.size()> sha256;  // per file of kFiles, from commit 266f32b
+};
+
+// Regenerate (only with the binary from BEFORE a change):
+// tests/cluster/fleet_identity_digests.sh BINARY prints every scenario's digests, made the same
+// way.
+const Scenario kScenarios[] = {
+    {"least-loaded-static3",
+     64,
+     20,
+     "--router least-loaded --policy static:k=3",
+     {"eb7d91b08c9675dc54e24fece65742324b014a9d88e339e31c15450014848646",
+      "82f18b2909dadd901ced90199cc5b13e9cb0993b40a4f6009292d6af18ab9c93",
+      "066a1033e3610092593f3455479529535d4c32b0714c46c01a3f951e5aa2ce44",
+      "ae3a25135672786f6788cf0564d6d301868a34f41c1c476c54d3aacf3898cc36",
+      "a96f0226723da47319db74a8e46e988f62241fa73b176817cf0675b2ad86b260",
+      "89ed4131fd0f394e6ed7b40034b5f9f42b53ee1855a1a71a8c2589811f9d0bf8"}},
+    {"kv-aware-async-topk",
+     64,
+     20,
+     "--router kv-aware --policy async-topk",
+     {"c8a111a2f337d25fd7e832c75cbc97b3bb251df9518fd7f87ffe1f6f0645419c",
+      "e18ddbcb8e987735844430e0a9df87558d56feaf1b8a5b592fe8ba1021f11bd5",
+      "fd3dc936112dd85771b61fc8e881eef34fe8a9da2afb27d3edfb700851f335e4",
+      "11bdc8f10756914b65f6ac2381ed38942dc122941d8a8ba434bc0ffad94db928",
+      "a96f0226723da47319db74a8e46e988f62241fa73b176817cf0675b2ad86b260",
+      "2ccba546198c126af6ca17ff663aad8b0181e68631f3d05f1a06aa4f49a84c6a"}},
+    {"round-robin-greedy",
+     64,
+     20,
+     "--router round-robin --policy greedy",
+     {"5f7c6e6bb362579f28e0d291b42afbdbe2bab188eddb430e65abd1df7d695133",
+      "a1afad9e4fb9aee4901db51be7a70baccfddc4fd414924fd1e6393e68fffc466",
+      "8a3b2a5d58e8fbb365eb2b77aaf219f1697bed92302a72a59d092d95041d7f29",
+      "18b47f6a76e59783760254fded3ec0a039429a666cd92b4edc51ed19f0542a5d",
+      "a96f0226723da47319db74a8e46e988f62241fa73b176817cf0675b2ad86b260",
+      "4e56319b812829f1897d391b0feb0761c8ad942bed01bc2aaf54350eaf3f94a3"}},
+    {"least-loaded-heavy-static7",
+     2500,
+     4,
+     "--router least-loaded --policy static:k=7",
+     {"ca63a4799ec912701e652924736a8d9d5efdc2341bbfb880be9a896596adc8a1",
+      "0b6cc6ebc0847710f7a9b3cf070c2d1eba5bfe35fc7e268d3fe5585fcb3ede89",
+      "c9677c710b47e7be0eba0316409a09769448c957b4846eab68ca9a231b0287cc",
+      "0719927a127f3fb3d7dbc15a9d862bec4e1628b0fef4a53794d442b18fdb4b80",
+      "a96f0226723da47319db74a8e46e988f62241fa73b176817cf0675b2ad86b260",
+      "a128b9b7e46d60842e43c471c88306698507716a6e323b92c0c5979a01cdc7a6"}},
+    {"kv-aware-heavy-greedy",
+     2500,
+     4,
+     "--router kv-aware --policy greedy",
+     {"30850cf5045821b3771c296a350557f7062a43593bb78c7f49cb4408715875fa",
+      "285fde94b8b06cab014896692d81ffb3dd347f266a783a7366d5a6b0be3e4e46",
+      "7adee87892bc445644009340b93717e5f622d218e925f4413ea91e1da428182a",
+      "71a97010a5b71591d27f86acdb5b83d739c75d4b14ce6f672bc81b98b2337989",
+      "a96f0226723da47319db74a8e46e988f62241fa73b176817cf0675b2ad86b260",
+      "156945c6280c5116cdeb3a1d25165e1c087abb42744325a45fd4a69db9c3490a"}},
+    {"disaggregated-least-loaded",
+     64,
+     20,
+     "--router least-loaded --policy async-topk --prefill-replicas 16",
+     {"181e37b6188c0c8f0e7aad68f585fe9078bbba90946763cb6963607175000b95",
+      "de6c3047bb270d3cdcaf4ab4d7f99d56686f1d050d3674c6263d077d0da17957",
+      "91d6d7ef1361cd08192c5713d5d5f30db0a9d085228df48cc4b414b7388f6fc9",
+      "f14da977731cb304dfcb2906db0d94c0b0e043b60187f1fcdb84ecb62611b5e5",
+      "77c7def049f6ca5483843ce31d83f318eef41db7abd331287ef91b29644a9bd4",
+      "2153f8a8cf62ea7912ec255abd11dad48c8f7f30912039827a01b7272321b558"}},
+};
+
+// The file without the lines that hold wall-clock measurements or the build's git sha.
+std::string without_volatile_lines(const std::string& text) {
+  static const char* const kVolatileKeys[] = {
+      "\"sim_wall_s\":", "\"request_steps_per_wall_s\":", "\"speedup_vs_simulated_time\":",
+      "\"sparksim_git_sha\":"};
+  std::string kept;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t first = line.find_first_not_of(" \t");
+    bool drop = false;
+    for (const char* key : kVolatileKeys) {
+      if (first != std::string::npos && line.compare(first, std::string(key).size(), key) == 0) {
+        drop = true;
+      }
+    }
+    if (!drop) kept += line + "\n";
+  }
+  return kept;
+}
+
+// SHA-256 by coreutils' sha256sum (the digests above were made the same way).
+std::string sha256_of(const std::string& content, const fs::path& scratch) {
+  const fs::path file = scratch / "hashed.txt";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << content;
+  }
+  const std::string command = "sha256sum '" + file.string() + "'";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char digest[65] = {};
+  const std::size_t got = std::fread(digest, 1, 64, pipe);
+  pclose(pipe);
+  REQUIRE(got == 64);
+  return std::string(digest, 64);
+}
+
+}  // namespace
+
+TEST_CASE("64-replica cluster runs write byte for byte what the pre-change code wrote") {
+  const auto scratch = scratch_dir("fleet_identity");
+  for (const Scenario& s : kScenarios) {
+    const fs::path out = scratch / s.name;
+    const std::string args =
+        "cluster --synthetic rate=" + std::to_string(s.rate) +
+        ",prompt=lognormal:1000:1.0,output=lognormal:200:0.8,domain=chat/code/math,duration_s=" +
+        std::to_string(s.duration_s) +
+        " --replicas 64 --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 "
+        "--seed 7 --quiet " +
+        s.options + " --out '" + out.string() + "'";
+    const CliResult result = run_cli(args, scratch);
+    INFO(s.name << ": " << args << "\n" << result.output);
+    REQUIRE(result.exit_code == 0);
+    for (std::size_t f = 0; f < kFiles.size(); ++f) {
+      INFO(s.name << " " << kFiles[f]);
+      CHECK(sha256_of(without_volatile_lines(read_file(out / kFiles[f])), scratch) == s.sha256[f]);
+    }
+  }
+  fs::remove_all(scratch);
+}
