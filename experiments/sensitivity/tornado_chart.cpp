@@ -29,7 +29,7 @@ std::string x_range(const OneAtATimeResult& r, std::size_t k) {
       if (!std::isfinite(hi) || x > hi) hi = x;
     }
   }
-  const double pad = std::max(0.05 * (hi - lo), std::max(1e-9, 0.02 * std::abs(hi)));
+  const double pad = hi > lo ? 0.05 * (hi - lo) : std::max(1e-9, 0.02 * std::abs(hi));
   return datum(lo - pad) + ":" + datum(hi + pad);
 }
 
