@@ -82,6 +82,7 @@ void build_command_tree(CLI::App& app) {
   add_merge_command(app);
   add_slo_command(app);
   add_v4_topologies_command(app);
+  add_sensitivity_command(app);
   add_step_time_command(app);
   add_policies_command(app);
   add_lossless_command(app);

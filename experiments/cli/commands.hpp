@@ -20,6 +20,7 @@ void add_step_time_command(CLI::App& app);      // step_time_command.cpp: a prof
 void add_policies_command(CLI::App& app);       // policies_command.cpp: lists the registry
 void add_lossless_command(CLI::App& app);       // lossless_command.cpp: losslessness validator
 void add_validate_command(CLI::App& app);       // validate_command.cpp: replay real benchmarks
+void add_sensitivity_command(CLI::App& app);    // sensitivity_command.cpp: tornado, break-even
 
 // `sparksim profile SOURCE`: each writes a replica profile from one source.
 void add_profile_analytic_command(CLI::App& profile);     // profile_analytic_command.cpp: roofline

@@ -39,12 +39,12 @@ std::string normalise_dir(const std::string& dir) {
 }  // namespace
 
 std::string simulate_points(const SweepConfig& config, const std::vector<SweepPoint>& points,
-                            int jobs, bool progress) {
+                            int jobs, bool progress, const RunOptionsAdjuster& adjust) {
   std::vector<std::string> rows(points.size());
   ProgressMeter meter("sweep", static_cast<std::int64_t>(points.size()),
                       progress && stderr_is_terminal());
   run_in_parallel(points.size(), jobs, [&](std::size_t i) {
-    rows[i] = run_sweep_point(config, points[i]);
+    rows[i] = run_sweep_point(config, points[i], adjust);
     meter.tick();
   });
   meter.finish();

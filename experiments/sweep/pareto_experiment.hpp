@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "experiments/sweep/sweep_config.hpp"
+#include "experiments/sweep/sweep_points.hpp"
 
 namespace sparksim {
 
@@ -42,8 +43,9 @@ SweepRunResult run_pareto(const ParetoOptions& options);
 
 // Simulates `points` of `config` on `jobs` threads; returns points.csv's text (header included),
 // rows in point order whatever the parallelism.
+// `adjust` edits every point's run options first (run_sweep_point).
 std::string simulate_points(const SweepConfig& config, const std::vector<SweepPoint>& points,
-                            int jobs, bool progress);
+                            int jobs, bool progress, const RunOptionsAdjuster& adjust = {});
 
 struct MergeResult {
   SweepConfig config;

@@ -42,8 +42,11 @@ std::string points_csv_header() {
   return kHeader;
 }
 
-std::string run_sweep_point(const SweepConfig& config, const SweepPoint& point) {
-  const RunSetup setup = prepare_run(point_run_options(config, point));
+std::string run_sweep_point(const SweepConfig& config, const SweepPoint& point,
+                            const RunOptionsAdjuster& adjust) {
+  RunOptions options = point_run_options(config, point);
+  if (adjust) adjust(options);
+  const RunSetup setup = prepare_run(options);
   // Per-request rows are needed only for a percentile the summary does not carry; formatting
   // them costs time, so they are skipped otherwise.
   const double q = config.percentile;

@@ -4,6 +4,7 @@
 // the point, so they are the same whichever worker, shard or machine computes them.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,11 @@ std::string points_csv_header();
 
 // Simulates `point` and returns its row (with its newline). Throws what prepare_run/execute_run
 // throw (the config was validated, so an InputError here means an input changed on disk).
-std::string run_sweep_point(const SweepConfig& config, const SweepPoint& point);
+// `adjust`, when set, edits the point's run options before they are prepared (sparksim
+// sensitivity: a scaled profile, a host overhead); the row records the point as configured.
+using RunOptionsAdjuster = std::function<void(RunOptions&)>;
+std::string run_sweep_point(const SweepConfig& config, const SweepPoint& point,
+                            const RunOptionsAdjuster& adjust = {});
 
 // points.csv read back, one entry per row, in file order; the fields the reports use.
 struct PointRecord {

@@ -41,6 +41,9 @@ std::unique_ptr<AcceptanceModel> make_calibrated_acceptance(const NamedSpec& spe
   const std::string curves_path = spec_path(spec, "curves");
   const std::string target = spec.get_choice("target", context.target,
                                              {"qwen3-4b", "qwen3-8b", "qwen3-14b", "gemma4-12b"});
+  const std::string scenario =
+      spec.get_choice("scenario", "", {"v4-vllm-note", "dspark-table1-qwen3"});
+  const double logit_shift = spec.get_double("shift", 0.0, -5.0, 5.0);
   CalibratedModelConfig config;
   Heterogeneity& h = config.heterogeneity;
   h.request_sd = spec.get_double("request_sd", h.request_sd, 0.0, 4.0);
@@ -55,8 +58,9 @@ std::unique_ptr<AcceptanceModel> make_calibrated_acceptance(const NamedSpec& spe
 
   config.gamma = context.drafter.gamma;
   config.seed = context.seed;
-  config.curves = curves_path.empty() ? published_mean_curves(context.drafter, target)
+  config.curves = curves_path.empty() ? published_mean_curves(context.drafter, target, scenario)
                                       : load_curves_file(curves_path, context.drafter.gamma);
+  if (logit_shift != 0.0) shift_mean_curves(config.curves, logit_shift);
   if (!curves_path.empty()) {
     config.curves.notes.push_back("mean curves from " + curves_path);
   }

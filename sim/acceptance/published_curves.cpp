@@ -33,6 +33,7 @@
 #include <stdexcept>
 
 #include "common/input_error.hpp"
+#include "sim/acceptance/acceptance_scenarios.hpp"
 
 namespace sparksim {
 
@@ -154,10 +155,26 @@ MeanCurves v4_dspark_curves(int gamma) {
   return out;
 }
 
+// Scenario dspark-table1-qwen3: Table 1's DSpark τ per domain, averaged over the paper's three
+// Qwen3 targets (4B, 8B, 14B): a drafter of the same design on a family the paper did measure.
+double qwen3_mean_table1_tau(DrafterFamily family, Domain domain) {
+  double sum = 0;
+  for (const char* qwen3 : {"qwen3-4b", "qwen3-8b", "qwen3-14b"}) {
+    sum += table1_domain_tau(qwen3, family, domain);
+  }
+  return sum / 3.0;
+}
+
 }  // namespace
 
 std::span<const std::string_view> published_targets() {
   return kTargets;
+}
+
+void shift_mean_curves(MeanCurves& curves, double logit_shift) {
+  for (auto& domain : curves.p) {
+    for (double& p : domain) p = sigmoid(logit(p) + logit_shift);
+  }
 }
 
 double tau_of_curve(std::span<const double> p) {
@@ -215,7 +232,8 @@ double mtp1_acceptance(Domain domain) {
   return kMtp1[static_cast<std::size_t>(domain)];
 }
 
-MeanCurves published_mean_curves(const DrafterSpec& drafter, const std::string& target) {
+MeanCurves published_mean_curves(const DrafterSpec& drafter, const std::string& target,
+                                 const std::string& scenario) {
   MeanCurves out;
   const int gamma = drafter.gamma;
   if (drafter.family == DrafterFamily::kMtp1) {
@@ -229,8 +247,25 @@ MeanCurves published_mean_curves(const DrafterSpec& drafter, const std::string& 
                      " (DSpark Figure 4 ends at draft length 16); use --acceptance bernoulli for "
                      "larger blocks");
   }
-  if (target.rfind("deepseek-v4-", 0) == 0 && drafter.family == DrafterFamily::kDspark) {
-    return v4_dspark_curves(gamma);
+  if (is_scenario_target(target) && drafter.family == DrafterFamily::kDspark) {
+    const std::string name = scenario.empty() ? std::string(kDefaultV4Scenario) : scenario;
+    if (name == "v4-vllm-note") return v4_dspark_curves(gamma);
+    if (name == "dspark-table1-qwen3") {
+      out.p = table1_curves(drafter, qwen3_mean_table1_tau);
+      out.notes.push_back(
+          "deepseek-v4 target, scenario dspark-table1-qwen3: DSpark acceptance = the DSpark "
+          "paper's Table 1 tau averaged over its Qwen3-4B/8B/14B rows per domain, with Figure 2's "
+          "shapes and Figure 4's block-size ratio; MTP-1 keeps the DeepSeek-V3 report's 0.85-0.90");
+      return out;
+    }
+    throw InputError("--acceptance: scenario '" + name +
+                     "' is unknown (scenarios: " + scenario_names() + ")");
+  }
+  if (!scenario.empty() && !is_scenario_target(target)) {
+    throw InputError(
+        "--acceptance: scenario= applies to targets without published acceptance "
+        "(deepseek-v4-*); '" +
+        target + "' uses its published curves");
   }
   std::string row_target = target;
   if (find_row(target) == nullptr) {
@@ -239,6 +274,16 @@ MeanCurves published_mean_curves(const DrafterSpec& drafter, const std::string& 
                         "' has no DSpark Table 1 row; using the Qwen3-4B curves (valid targets: "
                         "qwen3-4b, qwen3-8b, qwen3-14b, gemma4-12b)");
   }
+  out.p = table1_curves(drafter, [&](DrafterFamily family, Domain domain) {
+    return table1_domain_tau(row_target, family, domain);
+  });
+  return out;
+}
+
+std::array<std::vector<double>, kDomainCount> table1_curves(
+    const DrafterSpec& drafter, const std::function<double(DrafterFamily, Domain)>& tau7_of) {
+  std::array<std::vector<double>, kDomainCount> out;
+  const int gamma = drafter.gamma;
   const int extended = std::max(gamma, 7);
   for (int d = 0; d < kDomainCount; ++d) {
     const auto domain = static_cast<Domain>(d);
@@ -247,12 +292,12 @@ MeanCurves published_mean_curves(const DrafterSpec& drafter, const std::string& 
     for (int k = 0; k < extended; ++k)
       base[k] = logit(fig2[static_cast<std::size_t>(std::min(k, 6))]);
     // Step 2: the target's Table 1 τ at γ = 7.
-    const double tau7 = table1_domain_tau(row_target, drafter.family, domain);
+    const double tau7 = tau7_of(drafter.family, domain);
     const double delta =
         solve_shift([&](double s) { return tau_of_curve(shifted(base, s, 7)); }, tau7);
     for (double& z : base) z += delta;
     if (drafter.family == DrafterFamily::kEagle3 || gamma == 7) {
-      out.p[d] = shifted(base, 0.0, gamma);
+      out[d] = shifted(base, 0.0, gamma);
       continue;
     }
     // Step 3: the block size's shift, solved for Figure 4's τ ratio (linear in γ between its
@@ -272,7 +317,7 @@ MeanCurves published_mean_curves(const DrafterSpec& drafter, const std::string& 
     const double e =
         solve_shift([&](double s) { return tau_of_curve(shifted(b, s, g)); }, tau7 * ratio);
     base.resize(static_cast<std::size_t>(gamma), base.back());
-    out.p[d] = shifted(base, e, gamma);
+    out[d] = shifted(base, e, gamma);
   }
   return out;
 }

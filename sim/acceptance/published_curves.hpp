@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,7 +30,16 @@ std::span<const std::string_view> published_targets();
 
 // Mean curves for `drafter` on `target`. Throws InputError for a γ outside 1..15 (or mtp1 with
 // γ != 1). A target without a Table 1 row uses Qwen3-4B's curves and says so in `notes`.
-MeanCurves published_mean_curves(const DrafterSpec& drafter, const std::string& target);
+// `scenario` names a declared acceptance prior (acceptance_scenarios.hpp) for a target without
+// published acceptance (deepseek-v4-*); "" = that target's default. Throws InputError for an
+// unknown scenario, or any scenario on a target with published curves.
+MeanCurves published_mean_curves(const DrafterSpec& drafter, const std::string& target,
+                                 const std::string& scenario = "");
+
+// Steps 1-4 of the derivation (the .cpp) for a block drafter or EAGLE-3, with the γ = 7 domain τ
+// given by `tau7_of` (a Table 1 row, or a scenario's prior). One curve per domain.
+std::array<std::vector<double>, kDomainCount> table1_curves(
+    const DrafterSpec& drafter, const std::function<double(DrafterFamily, Domain)>& tau7_of);
 
 // Raw figures, for tests and reports. Families are eagle3, dflash, dspark (not mtp1).
 // Table 1 accepted length (τ, bonus token included) averaged over the domain's three benchmarks.
@@ -42,6 +52,10 @@ std::array<double, 4> figure4_tau(DrafterFamily family, Domain domain);
 inline constexpr std::array<int, 4> kFigure4Gammas = {3, 7, 11, 15};
 // MTP-1 second-token acceptance per domain (see the .cpp for the per-domain split).
 double mtp1_acceptance(Domain domain);
+
+// Moves every position of every domain by `logit_shift` on the logit scale (calibrated:shift=, the
+// sensitivity studies' acceptance input: +0.5 makes every draft likelier to be accepted).
+void shift_mean_curves(MeanCurves& curves, double logit_shift);
 
 // τ = 1 + Σ_k Π_{i<=k} p_i of a conditional curve.
 double tau_of_curve(std::span<const double> p);

@@ -8,6 +8,7 @@
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
+#include "experiments/sensitivity/sensitivity_config.hpp"
 #include "experiments/sweep/sweep_config.hpp"
 #include "experiments/sweep/topology_sweep_config.hpp"
 
@@ -40,6 +41,16 @@ TEST_CASE("every bundled experiment config validates") {
         CHECK(fs::exists(fs::path(SPARKSIM_SOURCE_DIR) / extra));
       }
       CHECK(t.published);
+      continue;
+    }
+    if (JsonFile::load(relative).root().value("schema", "") == kSensitivitySchema) {
+      // A sensitivity study: its inputs at both ends prepared against the comparison it varies.
+      try {
+        const SensitivityConfig sc = load_sensitivity_config(relative);
+        CHECK(sc.inputs.size() >= 6);
+      } catch (const InputError& e) {
+        FAIL(e.what());
+      }
       continue;
     }
     SweepConfig c;

@@ -77,7 +77,8 @@ TEST_CASE("help-commands lists what --help shows, at every level", "[cli][docs]"
   const auto tree = command_tree();
   REQUIRE(tree.size() > 10);
   // Related commands are grouped so that a newcomer's first `--help` stays short.
-  CHECK(children(tree, "").size() <= 13);
+  // 14 since `sensitivity` (issue 34 asks for it at the top level, beside pareto/slo/plan).
+  CHECK(children(tree, "").size() <= 14);
   CHECK(children(tree, "") == help_subcommands(""));
   for (const std::string group : {"profile", "calibrate"}) {
     INFO(group);

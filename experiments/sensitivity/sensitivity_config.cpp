@@ -1,0 +1,194 @@
+// Parsing and checking `sparksim.sensitivity/1` configs.
+#include "experiments/sensitivity/sensitivity_config.hpp"
+
+#include <cmath>
+#include <memory>
+#include <set>
+
+#include "common/input_error.hpp"
+#include "common/json_file.hpp"
+#include "profiles/profile_io.hpp"
+#include "sim/acceptance/acceptance_scenarios.hpp"
+
+namespace sparksim {
+
+namespace {
+
+using Pointer = JsonFile::Pointer;
+
+// "systems": labels to keep (the baseline must stay); the baseline index follows.
+void keep_systems(const JsonFile& f, const Pointer& ptr, SweepConfig& c) {
+  const auto& list = f.get_array(ptr);
+  if (list.empty()) f.fail(ptr, "systems is empty; list the labels to keep");
+  const std::string baseline = c.systems[*c.baseline].label();
+  std::vector<SweepSystem> kept;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string label = f.get_string(ptr / i);
+    bool found = false;
+    for (const auto& s : c.systems) {
+      if (s.label() == label) {
+        kept.push_back(s);
+        found = true;
+      }
+    }
+    if (!found) {
+      std::string valid;
+      for (const auto& s : c.systems) valid += (valid.empty() ? "" : "; ") + s.label();
+      f.fail(ptr / i, "system '" + label + "' is not in the experiment (systems: " + valid + ")");
+    }
+  }
+  c.systems = kept;
+  c.baseline.reset();
+  for (std::size_t s = 0; s < kept.size(); ++s) {
+    if (kept[s].label() == baseline) c.baseline = s;
+  }
+  if (!c.baseline) f.fail(ptr, "systems must keep the baseline '" + baseline + "'");
+  if (kept.size() < 2) f.fail(ptr, "systems must keep the baseline and at least one other");
+}
+
+void apply_overrides(const JsonFile& f, const Pointer& ptr, SweepConfig& c) {
+  f.reject_unknown_keys(ptr, {"systems", "loads", "seeds", "max_requests", "tiers_tok_s_per_user"});
+  const auto& o = f.at(ptr);
+  if (o.contains("systems")) keep_systems(f, ptr / "systems", c);
+  if (o.contains("loads")) {
+    c.loads = f.get_number_array(ptr / "loads", NumberRange::positive(), 1);
+    if (c.load_kind == LoadKind::kConcurrency) {
+      for (std::size_t i = 0; i < c.loads.size(); ++i) {
+        if (c.loads[i] != std::floor(c.loads[i])) f.fail(ptr / "loads" / i, "must be an integer");
+      }
+    }
+  }
+  if (o.contains("seeds")) {
+    c.seeds.clear();
+    for (auto s : f.get_int_array(ptr / "seeds", 0, std::int64_t{1} << 53, 1)) {
+      c.seeds.push_back(static_cast<std::uint64_t>(s));
+    }
+  }
+  if (o.contains("max_requests")) {
+    if (c.trace_path.empty()) f.fail(ptr / "max_requests", "applies to trace workloads only");
+    c.max_requests = f.get_int(ptr / "max_requests", 1, std::int64_t{1} << 40);
+  }
+  if (o.contains("tiers_tok_s_per_user")) {
+    c.tiers_tok_s_per_user =
+        f.get_number_array(ptr / "tiers_tok_s_per_user", NumberRange::positive(), 1);
+  }
+}
+
+SensitivityInput parse_input(const JsonFile& f, const Pointer& ptr, const SweepConfig& c) {
+  f.reject_unknown_keys(ptr, {"input", "low", "high"});
+  SensitivityInput in;
+  const std::string name = f.get_string(ptr / "input");
+  in.kind = find_input_kind(name);
+  if (in.kind == nullptr) {
+    f.fail(ptr / "input", "unknown input '" + name + "' (inputs: " + input_kind_names() + ")");
+  }
+  const bool acceptance_key =
+      in.kind->kind != InputKind::kDraftCost && in.kind->kind != InputKind::kVerifyCost &&
+      in.kind->kind != InputKind::kHostOverhead && in.kind->kind != InputKind::kSpsBelief;
+  if (acceptance_key && c.acceptance.rfind("calibrated", 0) != 0) {
+    f.fail(ptr / "input", name + " varies the calibrated acceptance model; the experiment uses '" +
+                              c.acceptance + "'");
+  }
+  if (in.kind->categorical) {
+    in.low_choice = f.get_string(ptr / "low");
+    in.high_choice = f.get_string(ptr / "high");
+    for (const char* end : {"low", "high"}) {
+      const std::string v = f.get_string(ptr / end);
+      bool ok = false;
+      if (in.kind->kind == InputKind::kSpsBelief) {
+        ok = v == "capture" || v == "live" || v == "reference";
+      } else {
+        for (const auto& s : acceptance_scenarios()) ok = ok || s.name == v;
+      }
+      if (!ok) f.fail(ptr / end, "'" + v + "' is not a value of " + name);
+    }
+    return in;
+  }
+  const NumberRange range = NumberRange::between(in.kind->min, in.kind->max);
+  in.low = f.get_number(ptr / "low", range);
+  in.high = f.get_number(ptr / "high", range);
+  if (!(in.low < in.high)) f.fail(ptr / "high", "high must be above low");
+  return in;
+}
+
+// Prepares one run of every system with input i at its low and at its high value (sparksim run's
+// own checks: a scenario on a target with published curves, auc= beside signal=, ...), so a bad
+// combination stops before any simulation.
+void check_input_runs(const JsonFile& f, const Pointer& ptr, const SensitivityConfig& c,
+                      std::size_t i) {
+  for (const bool high : {false, true}) {
+    std::vector<double> values(c.inputs.size(), nominal_value());
+    const SensitivityInput& in = c.inputs[i];
+    values[i] = in.kind->categorical ? (high ? kAtHigh : kAtLow) : (high ? in.high : in.low);
+    const AppliedInputs applied = applied_inputs(c.experiment, c.profile, c.inputs, values);
+    for (std::size_t s = 0; s < applied.config.systems.size(); ++s) {
+      RunOptions o = point_run_options(applied.config, SweepPoint{0, s, 0, 0});
+      if (applied.adjust) applied.adjust(o);
+      try {
+        (void)prepare_run(o);
+      } catch (const InputError& e) {
+        f.fail(ptr,
+               in.label() + " at " + (high ? in.high_text() : in.low_text()) + ": " + e.what());
+      }
+    }
+  }
+}
+
+}  // namespace
+
+SensitivityConfig load_sensitivity_config(const std::string& path) {
+  const JsonFile f = JsonFile::load(path);
+  const Pointer root("");
+  f.reject_unknown_keys(root, {"schema", "title", "about", "experiment", "experiment_overrides",
+                               "inputs", "break_even", "joint"});
+  if (f.get_string(Pointer("/schema")) != kSensitivitySchema) {
+    f.fail(Pointer("/schema"), std::string("schema must be \"") + kSensitivitySchema + "\"");
+  }
+  SensitivityConfig c;
+  c.path = path;
+  c.title = f.get_string(Pointer("/title"));
+  if (f.has(Pointer("/about"))) c.about = f.get_string(Pointer("/about"), true);
+  c.experiment_path = f.get_string(Pointer("/experiment"));
+  try {
+    c.experiment = load_sweep_config(c.experiment_path);
+  } catch (const InputError& e) {
+    f.fail(Pointer("/experiment"), "the experiment does not load:\n" + std::string(e.what()));
+  }
+  if (!c.experiment.baseline || c.experiment.tiers_tok_s_per_user.empty()) {
+    f.fail(Pointer("/experiment"), "the experiment needs a baseline and tiers_tok_s_per_user");
+  }
+  if (f.has(Pointer("/experiment_overrides"))) {
+    apply_overrides(f, Pointer("/experiment_overrides"), c.experiment);
+  }
+  const auto& inputs = f.get_array(Pointer("/inputs"));
+  if (inputs.empty()) f.fail(Pointer("/inputs"), "inputs is empty");
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Pointer ptr = Pointer("/inputs") / i;
+    c.inputs.push_back(parse_input(f, ptr, c.experiment));
+    if (!seen.insert(c.inputs.back().label()).second) {
+      f.fail(ptr / "input", c.inputs.back().label() + " is listed twice");
+    }
+  }
+  c.profile = std::make_shared<const Profile>(load_profile(c.experiment.profile_path));
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    check_input_runs(f, Pointer("/inputs") / i / "input", c, i);
+  }
+  if (f.has(Pointer("/break_even"))) c.break_even = f.get_bool(Pointer("/break_even"));
+  if (f.has(Pointer("/joint"))) {
+    const Pointer j("/joint");
+    f.reject_unknown_keys(j, {"samples", "seed"});
+    JointDesign d;
+    d.samples = static_cast<std::size_t>(f.get_int(j / "samples", 4, 100000));
+    if (f.has(j / "seed")) {
+      d.seed = static_cast<std::uint64_t>(f.get_int(j / "seed", 0, std::int64_t{1} << 53));
+    }
+    bool numeric = false;
+    for (const auto& in : c.inputs) numeric = numeric || !in.kind->categorical;
+    if (!numeric) f.fail(j, "a joint design needs at least one numeric input");
+    c.joint = d;
+  }
+  return c;
+}
+
+}  // namespace sparksim
