@@ -1,7 +1,9 @@
 # Generates the kernels' shape table from profiles/model_shapes.json, the one place model shapes
 # are kept: kernels/ builds on a GPU machine from CUDA alone (no JSON library), so the table is
 # compiled in rather than read at run time. Every target whose name starts with "qwen3-" becomes
-# a row (with its DSpark drafter's target_layer_ids); a missing key stops the configure/build.
+# a row (with its DSpark drafter's target_layer_ids); a Qwen3 target without target_layer_ids
+# (no DSpark drafter published for it, e.g. qwen3-32b) is not a kernel target and is skipped; a
+# missing shape key stops the configure/build.
 #   cmake -DIN=profiles/model_shapes.json -DOUT=model_shapes_table.hpp -P model_shapes.cmake
 file(READ "${IN}" json)
 string(JSON target_count LENGTH "${json}" targets)
@@ -13,6 +15,10 @@ set(rows "")
 foreach(i RANGE ${last})
   string(JSON name MEMBER "${json}" targets ${i})
   if(NOT name MATCHES "^qwen3-")
+    continue()
+  endif()
+  string(JSON ids_type ERROR_VARIABLE no_ids TYPE "${json}" drafters dspark target_layer_ids ${name})
+  if(no_ids)
     continue()
   endif()
   set(fields "")

@@ -256,8 +256,10 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
   const std::int64_t eagle3_layers = shapes.get_int(d / "eagle3" / "layers", 1, 64);
   const std::int64_t mtp1_layers = shapes.get_int(d / "mtp1" / "layers", 1, 64);
   const std::int64_t markov_rank = shapes.get_int(d / "dspark" / "markov_rank", 1, 1 << 20);
-  const std::int64_t context_layers = static_cast<std::int64_t>(
-      shapes.get_array(d / "dspark" / "target_layer_ids" / target).size());
+  // DFlash/DSpark read chosen target layers; a target without them has no such drafter (0).
+  const Pointer layer_ids = d / "dspark" / "target_layer_ids" / target;
+  const std::int64_t context_layers =
+      shapes.has(layer_ids) ? static_cast<std::int64_t>(shapes.get_array(layer_ids).size()) : 0;
 
   Hardware hw;
   hw.bytes_per_us = copy_tb_s * 1e12 * c.bandwidth_efficiency * 1e-6;
@@ -385,6 +387,12 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
          layer_kv_ns(dspark_layers),
          false};
     m = rounded(m);
+  }
+
+  if (context_layers == 0) {
+    // No published DFlash/DSpark drafter for this target: no cost, so none is simulated.
+    p.draft[static_cast<int>(DrafterFamily::kDflash)].reset();
+    p.draft[static_cast<int>(DrafterFamily::kDspark)].reset();
   }
 
   // SPS: the tables the scheduler's beliefs read, derived from the verify model just built.

@@ -24,8 +24,9 @@ RequestSpec ClosedLoopWorkload::draw(SimTime arrival) {
 }
 
 std::optional<RequestSpec> ClosedLoopWorkload::next_scheduled() {
-  // Every user sends its first request at time 0.
+  // Every user sends its first request at time 0 (while the request budget lasts).
   if (started_ >= options_.users) return std::nullopt;
+  if (options_.max_requests > 0 && started_ >= options_.max_requests) return std::nullopt;
   ++started_;
   return draw(0);
 }
@@ -36,6 +37,8 @@ std::optional<RequestSpec> ClosedLoopWorkload::on_completion(SimTime now) {
     arrival += seconds_to_sim_time(rng_.exponential(1.0 / options_.think_time_s));
   }
   if (arrival >= end_) return std::nullopt;
+  if (options_.max_requests > 0 && started_ >= options_.max_requests) return std::nullopt;
+  ++started_;
   return draw(arrival);
 }
 

@@ -37,8 +37,9 @@ class OpenLoopWorkload final : public Workload {
 
 struct ClosedLoopOptions {
   std::int64_t users = 1;
-  double think_time_s = 0;  // mean of an exponential think time; 0 = send immediately
-  double duration_s = 60;   // users send no new request at or after this time
+  double think_time_s = 0;        // mean of an exponential think time; 0 = send immediately
+  double duration_s = 60;         // users send no new request at or after this time
+  std::int64_t max_requests = 0;  // all users together send at most this many (0 = no limit)
 };
 
 class ClosedLoopWorkload final : public Workload {

@@ -13,6 +13,8 @@
 #include "experiments/cli/commands.hpp"
 #include "experiments/validate/benchmark_case.hpp"
 #include "experiments/validate/benchmark_replay.hpp"
+#include "experiments/validate/silicon_report.hpp"
+#include "experiments/validate/silicon_sample.hpp"
 #include "experiments/validate/step_term_fit.hpp"
 #include "experiments/validate/validation_report.hpp"
 #include "profiles/profile_io.hpp"
@@ -32,7 +34,56 @@ struct ValidateOptions {
   std::string calibrate_out;
   std::string markdown_out;
   Tolerances tolerances;
+  std::string silicon;  // real-silicon samples (silicon_sample.csv format)
+  std::string silicon_profiles = "profiles/measured-db";
+  std::int64_t silicon_requests_per_user = 10;
+  std::string silicon_split;  // roles by group (sparksim.silicon-split/1)
 };
+
+// --silicon: every row mapped (or skipped) and every profile loaded before anything runs, then
+// each replayable row replayed closed loop; the report goes to stdout (and --json).
+void run_silicon(const ValidateOptions& o) {
+  if (!o.result.empty() || !o.set.empty() || !o.profile.empty() || !o.profiles.empty() ||
+      !o.calibrate_out.empty()) {
+    throw InputError(
+        "validate --silicon: picks each row's profile from --silicon-profiles; do not combine it "
+        "with --result, --set, --profile, --profiles or --calibrate-out");
+  }
+  if (o.silicon_requests_per_user < 1) {
+    throw InputError("validate: --silicon-requests-per-user must be >= 1");
+  }
+  std::vector<SiliconResult> results;
+  std::map<std::string, Profile> profiles;
+  const std::map<std::string, std::string> roles = o.silicon_split.empty()
+                                                       ? std::map<std::string, std::string>{}
+                                                       : read_silicon_split(o.silicon_split);
+  for (SiliconRow& row : read_silicon_sample(o.silicon)) {
+    SiliconConfig config = map_silicon_row(row, o.silicon_profiles);
+    std::string role;
+    if (config.replayable && !profiles.contains(config.profile_path)) {
+      profiles.emplace(config.profile_path, load_profile(config.profile_path));
+    }
+    if (config.replayable && !o.silicon_split.empty()) {
+      const auto it = roles.find(silicon_split_key(row, config));
+      if (it == roles.end()) {
+        throw InputError(row.origin + ": group " + silicon_split_key(row, config) +
+                         " has no role in " + o.silicon_split);
+      }
+      role = it->second;
+    }
+    results.push_back({std::move(row), std::move(config), std::nullopt, role});
+  }
+  ReplayOptions replay;
+  replay.drafter = "none";
+  for (SiliconResult& r : results) {
+    if (!r.config.replayable) continue;
+    const BenchmarkCase c = silicon_case(r.row, r.config, o.silicon_requests_per_user);
+    r.simulated = replay_case(c, profiles.at(r.config.profile_path), replay);
+  }
+  std::fputs(format_silicon_report(results).c_str(), stdout);
+  if (!o.json_out.empty())
+    write_file_atomically(o.json_out, format_json(silicon_report_json(results)));
+}
 
 std::string profile_path_for(const ValidateOptions& o, const BenchmarkCase& c) {
   if (!o.profile.empty()) return o.profile;
@@ -40,6 +91,10 @@ std::string profile_path_for(const ValidateOptions& o, const BenchmarkCase& c) {
 }
 
 void run_validate(const ValidateOptions& o) {
+  if (!o.silicon.empty()) {
+    run_silicon(o);
+    return;
+  }
   if (o.result.empty() == o.set.empty()) {
     throw InputError("validate: give exactly one of --result (vllm bench serve JSON) or --set");
   }
@@ -128,6 +183,18 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--set", o->set,
                   "a native benchmark description or a set of them "
                   "(experiments/validate/data/h100_serving_set.json)");
+  cmd->add_option("--silicon", o->silicon,
+                  "real-silicon samples (aiconfigurator silicon_sample.csv format), e.g. "
+                  "experiments/validate/data/silicon/silicon_dense.csv");
+  cmd->add_option("--silicon-profiles", o->silicon_profiles,
+                  "--silicon: folder of <gpu>/<target>-tp<N>[-fp8].json profiles")
+      ->capture_default_str();
+  cmd->add_option("--silicon-requests-per-user", o->silicon_requests_per_user,
+                  "--silicon: requests sent per concurrency slot (batch_size x this in all)")
+      ->capture_default_str();
+  cmd->add_option("--silicon-split", o->silicon_split,
+                  "--silicon: roles by group (check | calibration), e.g. "
+                  "experiments/validate/data/silicon/split.json");
   cmd->add_option("--profile", o->profile, "profile JSON for every case");
   cmd->add_option("--profiles", o->profiles, "directory of profiles named <target>.json");
   cmd->add_option("--engine", o->engine,

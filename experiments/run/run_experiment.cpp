@@ -46,6 +46,10 @@ void check_workload_options(const RunOptions& o, ProblemList& problems) {
     problems.add("--closed-loop-users needs --synthetic SPEC for request lengths and duration_s");
   }
   if (o.closed_loop_users < 0) problems.add("--closed-loop-users must be >= 0");
+  if (o.closed_loop_requests < 0) problems.add("--closed-loop-requests must be >= 0");
+  if (o.closed_loop_requests > 0 && o.closed_loop_users == 0) {
+    problems.add("--closed-loop-requests needs --closed-loop-users");
+  }
   if (!(o.think_time_s >= 0) || !std::isfinite(o.think_time_s)) {
     problems.add("--think-time-s must be a finite number >= 0");
   }
@@ -162,8 +166,8 @@ void load_run_workload(const RunOptions& o, RunSetup& setup, ProblemList& proble
 // from the seed) cut to --max-requests and scaled by --rate-scale.
 void materialize_workload(const RunOptions& o, RunSetup& setup) {
   if (setup.synthetic && o.closed_loop_users > 0) {
-    setup.closed_loop =
-        ClosedLoopOptions{o.closed_loop_users, o.think_time_s, setup.synthetic->duration_s};
+    setup.closed_loop = ClosedLoopOptions{o.closed_loop_users, o.think_time_s,
+                                          setup.synthetic->duration_s, o.closed_loop_requests};
     setup.trace.report.source = o.synthetic;
     setup.trace.report.format = "closed-loop";
   } else if (setup.synthetic) {
@@ -312,6 +316,7 @@ nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchr
   cfg["spread_buckets"] = o.spread_buckets;
   cfg["synthetic"] = o.synthetic;
   cfg["closed_loop_users"] = o.closed_loop_users;
+  if (o.closed_loop_requests > 0) cfg["closed_loop_requests"] = o.closed_loop_requests;
   cfg["think_time_s"] = o.think_time_s;
   cfg["rate_scale"] = o.rate_scale;
   cfg["max_requests"] = o.max_requests;

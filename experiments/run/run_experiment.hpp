@@ -33,6 +33,7 @@ struct RunOptions {
   std::string synthetic;
   std::int64_t closed_loop_users = 0;
   double think_time_s = 0;
+  std::int64_t closed_loop_requests = 0;  // closed loop: stop after this many requests (0 = none)
   double rate_scale = 1.0;
   std::int64_t max_requests = 0;  // keep only the first N trace rows (0 = all)
 

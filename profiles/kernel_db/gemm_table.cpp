@@ -22,28 +22,35 @@ std::string shape_text(std::int64_t n, std::int64_t k) {
 }  // namespace
 
 GemmTable::GemmTable(const CsvTable& table, const std::string& dtype)
-    : path_(table.path()),
+    : GemmTable(std::vector<const CsvTable*>{&table}, dtype) {}
+
+GemmTable::GemmTable(const std::vector<const CsvTable*>& tables, const std::string& dtype)
+    : path_(tables.at(0)->path()),
       dtype_(dtype),
-      file_(std::filesystem::path(table.path()).filename().string()) {
-  const std::size_t c_dtype = table.column("gemm_dtype");
-  const std::size_t c_m = table.column("m");
-  const std::size_t c_n = table.column("n");
-  const std::size_t c_k = table.column("k");
-  const std::size_t c_latency = table.column("latency_ms");
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::int64_t> seen;
-  for (std::size_t r = 0; r < table.rows(); ++r) {
-    if (table.cell(r, c_dtype) != dtype) continue;
-    const std::int64_t m = table.integer_in(r, c_m, 1, kMaxDim);
-    const std::int64_t n = table.integer_in(r, c_n, 1, kMaxDim);
-    const std::int64_t k = table.integer_in(r, c_k, 1, kMaxDim);
-    const double ms = table.number(r, c_latency);
-    if (!(ms > 0)) table.fail(r, "latency_ms is " + table.cell(r, c_latency) + "; must be > 0");
-    const auto [it, fresh] = seen.emplace(std::make_tuple(m, n, k), table.line_of(r));
-    if (!fresh) {
-      table.fail(r, dtype + " GEMM m=" + std::to_string(m) + " " + shape_text(n, k) +
-                        " is measured twice (also on line " + std::to_string(it->second) + ")");
+      file_(std::filesystem::path(tables.at(0)->path()).filename().string()) {
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::string> seen;
+  for (const CsvTable* t : tables) {
+    const CsvTable& table = *t;
+    const std::size_t c_dtype = table.column("gemm_dtype");
+    const std::size_t c_m = table.column("m");
+    const std::size_t c_n = table.column("n");
+    const std::size_t c_k = table.column("k");
+    const std::size_t c_latency = table.column("latency_ms");
+    for (std::size_t r = 0; r < table.rows(); ++r) {
+      if (table.cell(r, c_dtype) != dtype) continue;
+      const std::int64_t m = table.integer_in(r, c_m, 1, kMaxDim);
+      const std::int64_t n = table.integer_in(r, c_n, 1, kMaxDim);
+      const std::int64_t k = table.integer_in(r, c_k, 1, kMaxDim);
+      const double ms = table.number(r, c_latency);
+      if (!(ms > 0)) table.fail(r, "latency_ms is " + table.cell(r, c_latency) + "; must be > 0");
+      const std::string where = table.path() + ":" + std::to_string(table.line_of(r));
+      const auto [it, fresh] = seen.emplace(std::make_tuple(m, n, k), where);
+      if (!fresh) {
+        table.fail(r, dtype + " GEMM m=" + std::to_string(m) + " " + shape_text(n, k) +
+                          " is measured twice (also at " + it->second + ")");
+      }
+      rows_[{n, k}].emplace_back(m, ms);
     }
-    rows_[{n, k}].emplace_back(m, ms);
   }
   if (rows_.empty()) throw InputError(path_, 1, "no GEMM rows with gemm_dtype '" + dtype + "'");
   for (auto& [shape, points] : rows_) std::sort(points.begin(), points.end());

@@ -21,6 +21,9 @@ class GemmTable {
   // latency_ms. Stops with `path:line: what` on a non-positive latency, a non-integer or
   // non-positive size, or a (m, n, k) measured twice; and at line 1 when no row has the dtype.
   GemmTable(const CsvTable& table, const std::string& dtype);
+  // The rows of several tables of the same columns as one grid (gemm.csv and the rows added for
+  // more targets, gemm_added_targets.csv); a shape measured in two of them is an error too.
+  GemmTable(const std::vector<const CsvTable*>& tables, const std::string& dtype);
 
   // Latency of one call. With allow_outside_grid false, a shape that needs extrapolation
   // (any axis outside the measured range) throws InputError naming the nearest shapes measured.

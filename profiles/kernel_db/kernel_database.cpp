@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <vector>
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
@@ -61,7 +63,7 @@ DatabaseIdentity KernelDatabase::load_identity(const std::string& dir, const std
   using Pointer = JsonFile::Pointer;
   const JsonFile f = JsonFile::load(dir + "/database.json");
   f.reject_unknown_keys(Pointer(""), {"_about", "name", "repository", "commit", "framework",
-                                      "all_to_all_framework", "gpus"});
+                                      "all_to_all_framework", "added_gemm", "gpus"});
   DatabaseIdentity id;
   id.name = f.get_string(Pointer("/name"));
   id.repository = f.get_string(Pointer("/repository"));
@@ -90,22 +92,51 @@ DatabaseIdentity KernelDatabase::load_identity(const std::string& dir, const std
   return id;
 }
 
+std::string KernelDatabase::added_gemm_file(const std::string& dir, const std::string& target) {
+  using Pointer = JsonFile::Pointer;
+  const JsonFile f = JsonFile::load(dir + "/database.json");
+  const Pointer added("/added_gemm");
+  if (target.empty() || !f.has(added)) return "";
+  f.reject_unknown_keys(added, {"_why", "file", "targets"});
+  const nlohmann::json& targets = f.get_array(added / "targets");
+  for (const auto& t : targets) {
+    if (t.is_string() && t.get<std::string>() == target) return f.get_string(added / "file");
+  }
+  return "";
+}
+
 KernelDatabase KernelDatabase::load(const std::string& dir, const std::string& gpu,
-                                    const AttentionHeads& heads) {
+                                    const AttentionHeads& heads, const std::string& gemm_dtype,
+                                    const std::string& target) {
   KernelDatabase db;
   std::string folder;
   db.identity_ = load_identity(dir, gpu, &folder);
   const DatabaseIdentity& id = db.identity_;
 
-  const CsvTable gemm = CsvTable::load(folder + "/gemm.csv");
-  check_provenance_columns(gemm, id.framework, id.device);
-  db.gemm_.emplace(gemm, "bfloat16");
+  // gemm.csv plus, for a target database.json's added_gemm names, the rows added for its shapes:
+  // one grid. Other targets read gemm.csv alone, so their compositions stay as they were.
+  std::vector<CsvTable> gemm_files{CsvTable::load(folder + "/gemm.csv")};
+  const std::string added = added_gemm_file(dir, target);
+  if (!added.empty()) gemm_files.push_back(CsvTable::load(folder + "/" + added));
+  std::vector<const CsvTable*> gemm;
+  for (const CsvTable& t : gemm_files) {
+    check_provenance_columns(t, id.framework, id.device);
+    gemm.push_back(&t);
+  }
+  db.gemm_.emplace(gemm, gemm_dtype);
+  if (gemm_dtype != "bfloat16") db.bf16_gemm_.emplace(gemm, "bfloat16");
   const CsvTable decode = CsvTable::load(folder + "/attention_generation.csv");
   check_provenance_columns(decode, id.framework, id.device);
   db.decode_.emplace(decode, heads, AttentionPhase::kDecode);
   const CsvTable prefill = CsvTable::load(folder + "/attention_context.csv");
   check_provenance_columns(prefill, id.framework, id.device);
   db.prefill_.emplace(prefill, heads, AttentionPhase::kPrefill);
+  const std::string all_reduce_path = folder + "/comm_custom_allreduce.csv";
+  if (std::filesystem::exists(all_reduce_path)) {
+    const CsvTable all_reduce = CsvTable::load(all_reduce_path);
+    check_provenance_columns(all_reduce, id.framework, id.device);
+    db.all_reduce_.emplace(all_reduce);
+  }
   return db;
 }
 

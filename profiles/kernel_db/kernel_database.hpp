@@ -1,13 +1,16 @@
 // KernelDatabase: the measured kernel-latency tables of one GPU from a public database folder
-// (profiles/data/aic/ by default): its identity (name, repository, commit, framework), the bf16
-// GEMM table and the decode and prefill attention tables for one head configuration. Everything
-// is validated at load: a malformed row stops with `path:line: what`.
+// (profiles/data/aic/ by default): its identity (name, repository, commit, framework), the GEMM
+// table of one dtype (bf16, or fp8 for an FP8 deployment), the decode and prefill attention
+// tables for one head configuration (one tensor-parallel shard's heads), and the tensor-parallel
+// all-reduce table where the folder has one. Everything is validated at load: a malformed row
+// stops with `path:line: what`.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "profiles/kernel_db/all_reduce_table.hpp"
 #include "profiles/kernel_db/attention_table.hpp"
 #include "profiles/kernel_db/gemm_table.hpp"
 
@@ -42,21 +45,33 @@ class KernelDatabase {
   // Loads `dir`/database.json and the GPU's folder. `gpu` is "h100-sxm" or "h200-sxm" (or what
   // database.json lists; InputError names them otherwise). Also checks that every row's
   // framework/version/device columns match the identity (a table from another framework or GPU
-  // must not pass for this one).
+  // must not pass for this one). `gemm_dtype` is the gemm.csv dtype read ("bfloat16", "fp8").
+  // A `target` database.json's "added_gemm" names also reads that file's GEMM rows (one grid).
   static KernelDatabase load(const std::string& dir, const std::string& gpu,
-                             const AttentionHeads& heads);
+                             const AttentionHeads& heads,
+                             const std::string& gemm_dtype = "bfloat16",
+                             const std::string& target = "");
+  // The added GEMM file `target` reads ("" for none).
+  static std::string added_gemm_file(const std::string& dir, const std::string& target);
   static std::vector<std::string> gpu_names(const std::string& dir);
 
   const DatabaseIdentity& identity() const { return identity_; }
+  // The layers' GEMM table (load's gemm_dtype) and the bf16 one (the LM head stays bf16 in FP8
+  // checkpoints); the same table when gemm_dtype is bfloat16.
   const GemmTable& gemm() const { return *gemm_; }
+  const GemmTable& bf16_gemm() const { return bf16_gemm_ ? *bf16_gemm_ : *gemm_; }
   const AttentionTable& decode_attention() const { return *decode_; }
   const AttentionTable& prefill_attention() const { return *prefill_; }
+  // comm_custom_allreduce.csv's table; nullptr when the GPU's folder has none.
+  const AllReduceTable* all_reduce() const { return all_reduce_ ? &*all_reduce_ : nullptr; }
 
  private:
   DatabaseIdentity identity_;
   std::optional<GemmTable> gemm_;
+  std::optional<GemmTable> bf16_gemm_;  // only when gemm_ is another dtype
   std::optional<AttentionTable> decode_;
   std::optional<AttentionTable> prefill_;
+  std::optional<AllReduceTable> all_reduce_;
 };
 
 }  // namespace sparksim

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <set>
+#include <tuple>
 
+#include "common/input_error.hpp"
 #include "profiles/analytic_profile.hpp"
 #include "profiles/sps_belief.hpp"
 #include "profiles/time_model.hpp"
@@ -61,6 +63,26 @@ std::vector<double> nondecreasing_fit(const std::vector<double>& y) {
   return out;
 }
 
+// What the notes say about a TP or FP8 deployment ("" for the bf16 single-GPU default, so the
+// committed single-GPU profiles stay byte for byte).
+std::string deployment_note(const MeasuredDbDeployment& d) {
+  std::string note;
+  if (d.tensor_parallel > 1) {
+    note += " Tensor parallel " + std::to_string(d.tensor_parallel) +
+            ": per-GPU shards (heads, ffn, vocabulary-parallel LM head / " +
+            std::to_string(d.tensor_parallel) +
+            "), 2 all-reduces per layer + 1 for the embedding from comm_custom_allreduce.csv "
+            "(graph rows up to the largest bucket, eager above); memory is the replica's; the "
+            "LM head's logits gather is not in the database, so not in any step time.";
+  }
+  if (d.precision == "fp8") {
+    note +=
+        " Precision fp8: layer GEMMs from the per-tensor W8A8 rows (CutlassFP8ScaledMMLinear"
+        "Kernel), LM head and attention bf16 (bf16 KV cache), layer weights 1 byte each.";
+  }
+  return note;
+}
+
 // Draft-model flags per family, as the analytic generator sets them (profiles/README.md).
 DraftTimeModel draft_shape(DrafterFamily f) {
   DraftTimeModel m;
@@ -112,7 +134,44 @@ void fit_drafter(const StepComposer& composer, DrafterFamily family, MeasuredDbB
   build.draft_held_out[index] = error_report(fit, held);
 }
 
+// Weight bytes an FP8 checkpoint saves over bf16: one byte per layer-projection weight (the
+// embedding, LM head and norms stay bf16).
+double fp8_weight_bytes_saved(const DenseTargetShape& full) {
+  const double h = static_cast<double>(full.hidden);
+  const double q = static_cast<double>(full.q_heads * full.head_dim);
+  const double kv = static_cast<double>(full.kv_heads * full.head_dim);
+  const double ffn = static_cast<double>(full.ffn);
+  const double per_layer = h * (q + 2 * kv) + q * h + 3 * h * ffn;
+  return per_layer * static_cast<double>(full.layers);
+}
+
 }  // namespace
+
+std::string gemm_dtype_for_precision(const std::string& precision) {
+  if (precision == "bf16") return "bfloat16";
+  if (precision == "fp8") return "fp8";
+  throw InputError("--precision: '" + precision + "'; valid: bf16, fp8");
+}
+
+void require_layer_gemm_rows(const KernelDatabase& db, const DenseTargetShape& shard,
+                             const std::string& precision) {
+  const std::int64_t q = shard.q_heads * shard.head_dim;
+  const std::int64_t kv = shard.kv_heads * shard.head_dim;
+  const std::vector<std::tuple<const char*, std::int64_t, std::int64_t>> projections = {
+      {"QKV", q + 2 * kv, shard.hidden},
+      {"O", shard.hidden, q},
+      {"gate/up", shard.ffn, shard.hidden},
+      {"down", shard.hidden, shard.ffn}};
+  for (const auto& [name, n, k] : projections) {
+    try {
+      db.gemm().latency(1, n, k, false);
+    } catch (const InputError& e) {
+      throw InputError("--precision " + precision + ": the database has no " + db.gemm().dtype() +
+                       " GEMM rows for " + shard.name + "'s " + name + " projection at TP " +
+                       std::to_string(shard.tensor_parallel) + ": " + e.what());
+    }
+  }
+}
 
 void set_fitted_decode_terms(VerifyTimeModel& v, const LinearFit& fit) {
   v.fixed_us = round_to(fit.coefficient("fixed_us"), 3);
@@ -136,16 +195,28 @@ FitErrorReport profile_vs_composition(const Profile& profile, const StepComposer
 
 MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const JsonFile& shapes,
                                          const std::string& gpu, const std::string& target,
-                                         const std::string& date, const std::string& git_sha) {
-  const DenseTargetShape shape = read_dense_target(shapes, target);
+                                         const std::string& date, const std::string& git_sha,
+                                         const MeasuredDbDeployment& deployment) {
+  const DenseTargetShape full = read_dense_target(shapes, target);
+  const std::string gemm_dtype = gemm_dtype_for_precision(deployment.precision);
+  // One GPU's shard: every GEMM and attention row below is that GPU's (step_composer.hpp).
+  const DenseTargetShape shape = shard_for_tensor_parallel(full, deployment.tensor_parallel);
   const KernelDatabase db = KernelDatabase::load(
-      database_dir, gpu, AttentionHeads{shape.q_heads, shape.kv_heads, shape.head_dim});
+      database_dir, gpu, AttentionHeads{shape.q_heads, shape.kv_heads, shape.head_dim}, gemm_dtype,
+      target);
+  if (gemm_dtype != "bfloat16") require_layer_gemm_rows(db, shape, deployment.precision);
   MeasuredDbBuild build;
   Profile& p = build.profile;
   // Memory, host overhead and the SPS token grid: the analytic generator's (they are not
   // latencies; profiles/README.md explains each). Everything timed is replaced below.
   const std::string gpu_short = gpu.substr(0, gpu.find('-'));
   p = make_analytic_profile(shapes, gpu_short, target, date, git_sha);
+  // The replica is tensor_parallel GPUs: their HBM together holds the weights once and every
+  // token's KV (each GPU its heads' share), so kv_capacity_tokens() is what each GPU holds, and
+  // throughput per GPU divides by p.gpus.
+  p.gpus = static_cast<int>(deployment.tensor_parallel);
+  p.hbm_bytes *= static_cast<double>(deployment.tensor_parallel);
+  if (deployment.precision == "fp8") p.weights_bytes -= fp8_weight_bytes_saved(full);
   const StepComposer composer(db, shape, p.verify.graph_buckets);
   std::set<std::string> outside;
 
@@ -156,11 +227,11 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
   v.head_tokens = v.dense_tokens;
   v.head_us.clear();
   for (std::int64_t t : v.dense_tokens) {
-    const KernelLatency layers = composer.layer_gemms(t);
+    const KernelLatency layers = composer.dense_forward(t);  // GEMMs (+ TP all-reduces)
     const KernelLatency head = composer.lm_head(t, shape.vocab);
     outside.insert(layers.outside_grid.begin(), layers.outside_grid.end());
     outside.insert(head.outside_grid.begin(), head.outside_grid.end());
-    v.dense_us.push_back(round_to(layers.ms * 1e3 * static_cast<double>(shape.layers), 3));
+    v.dense_us.push_back(round_to(layers.ms * 1e3, 3));
     v.head_us.push_back(round_to(head.ms * 1e3, 3));
   }
   // Tables are measured latencies, not monotone everywhere (tile choices, run-to-run noise):
@@ -225,7 +296,8 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
   v.prefill_token_ns = round_to(f.coefficient("prefill_us_per_token") * 1e3, 4);
 
   for (int i = 0; i < kDrafterFamilyCount; ++i) {
-    fit_drafter(composer, static_cast<DrafterFamily>(i), build, outside);
+    // A family the analytic generator gave no cost (no drafter for this target) gets none.
+    if (p.draft[i]) fit_drafter(composer, static_cast<DrafterFamily>(i), build, outside);
   }
 
   // SPS at the analytic generator's reference shape, now from the measured-db time model.
@@ -280,7 +352,8 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
       "Not in the database, so not in any step time: norms, RoPE, activation, sampling, the "
       "Markov head's softmax. Memory sizes and host_overhead_us (" +
       std::to_string(static_cast<int>(p.host_overhead_us)) +
-      " us, assumed) are the analytic generator's. outside_grid lists every extrapolation.";
+      " us, assumed) are the analytic generator's. outside_grid lists every extrapolation." +
+      deployment_note(deployment);
   return build;
 }
 

@@ -33,10 +33,29 @@ struct MeasuredDbBuild {
   std::array<FitErrorReport, kDrafterFamilyCount> draft_held_out;
 };
 
+// How the replica is deployed: tensor-parallel GPUs and the layers' GEMM precision ("bf16", or
+// "fp8": per-tensor W8A8 rows, the LM head and attention staying bf16 as in FP8 checkpoints).
+struct MeasuredDbDeployment {
+  std::int64_t tensor_parallel = 1;
+  std::string precision = "bf16";
+};
+
 // `database_dir` holds database.json (profiles/data/aic); `gpu` is "h100-sxm" or "h200-sxm".
+// InputError (exit 2) for a TP degree the shape or the all-reduce rows do not cover, and for
+// fp8 when the database has no fp8 GEMM rows for a layer projection without extrapolation.
 MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const JsonFile& shapes,
                                          const std::string& gpu, const std::string& target,
-                                         const std::string& date, const std::string& git_sha);
+                                         const std::string& date, const std::string& git_sha,
+                                         const MeasuredDbDeployment& deployment = {});
+
+// The database's gemm_dtype for a --precision ("bf16" -> "bfloat16", "fp8" -> "fp8");
+// InputError for anything else.
+std::string gemm_dtype_for_precision(const std::string& precision);
+
+// Checks that every layer projection of `shard` (QKV, O, gate/up, down) has `db`'s GEMM rows
+// without extrapolation; InputError naming the projection and the nearest measured shapes.
+void require_layer_gemm_rows(const KernelDatabase& db, const DenseTargetShape& shard,
+                             const std::string& precision);
 
 // Sets the decode terms of `v` (fixed_us, per_request_us, KV read and attention per pair) from a
 // verify fit with the columns fixed_us, per_request_us, kv_read_us_per_context_token and

@@ -34,8 +34,31 @@ DenseTargetShape read_dense_target(const JsonFile& shapes, const std::string& ta
   s.dflash_layers = shapes.get_int(d / "dflash" / "layers", 1, 64);
   s.dspark_layers = shapes.get_int(d / "dspark" / "layers", 1, 64);
   s.markov_rank = shapes.get_int(d / "dspark" / "markov_rank", 1, kMax);
-  s.dflash_context_layers = static_cast<std::int64_t>(
-      shapes.get_array(d / "dspark" / "target_layer_ids" / target).size());
+  // 0 when the target has no DFlash/DSpark drafter (no target_layer_ids entry).
+  const Pointer layer_ids = d / "dspark" / "target_layer_ids" / target;
+  s.dflash_context_layers =
+      shapes.has(layer_ids) ? static_cast<std::int64_t>(shapes.get_array(layer_ids).size()) : 0;
+  return s;
+}
+
+DenseTargetShape shard_for_tensor_parallel(const DenseTargetShape& full, std::int64_t tp) {
+  if (tp != 1 && tp != 2 && tp != 4 && tp != 8) {
+    throw InputError("--tp: " + std::to_string(tp) +
+                     " GPUs; the database's all-reduce rows cover tensor parallel 1, 2, 4, 8");
+  }
+  const auto divide = [&](std::int64_t value, const char* what) {
+    if (value % tp != 0) {
+      throw InputError("--tp " + std::to_string(tp) + ": " + full.name + "'s " + what + " (" +
+                       std::to_string(value) + ") is not divisible by it");
+    }
+    return value / tp;
+  };
+  DenseTargetShape s = full;
+  s.tensor_parallel = tp;
+  s.q_heads = divide(full.q_heads, "query heads");
+  s.kv_heads = divide(full.kv_heads, "KV heads");
+  s.ffn = divide(full.ffn, "FFN width");
+  s.vocab = divide(full.vocab, "vocabulary");  // vLLM's vocabulary-parallel LM head
   return s;
 }
 
@@ -72,8 +95,28 @@ KernelLatency StepComposer::layer_gemms(std::int64_t tokens) const {
   return k;
 }
 
+KernelLatency StepComposer::tensor_parallel_all_reduces(std::int64_t tokens) const {
+  if (shape_.tensor_parallel == 1) return {};
+  const AllReduceTable* table = db_.all_reduce();
+  if (table == nullptr) {
+    throw InputError("--tp " + std::to_string(shape_.tensor_parallel) +
+                     ": the database has no comm_custom_allreduce.csv for this GPU");
+  }
+  // Inside a CUDA graph up to the largest bucket (vLLM captures the step there), eager above.
+  const LaunchMode mode =
+      !buckets_.empty() && tokens <= buckets_.back() ? LaunchMode::kCudaGraph : LaunchMode::kEager;
+  const KernelLatency one = table->latency(shape_.tensor_parallel, tokens * shape_.hidden, mode);
+  return one.scaled(static_cast<double>(2 * shape_.layers + 1));
+}
+
+KernelLatency StepComposer::dense_forward(std::int64_t tokens) const {
+  KernelLatency k = layer_gemms(tokens).scaled(static_cast<double>(shape_.layers));
+  k += tensor_parallel_all_reduces(tokens);
+  return k;
+}
+
 KernelLatency StepComposer::lm_head(std::int64_t rows, std::int64_t vocab) const {
-  return db_.gemm().latency(rows, vocab, shape_.hidden);
+  return db_.bf16_gemm().latency(rows, vocab, shape_.hidden);  // bf16 in FP8 checkpoints too
 }
 
 KernelLatency StepComposer::verify_attention(std::int64_t requests, std::int64_t width,
@@ -100,6 +143,10 @@ ComposedStep StepComposer::step(const StepShape& s) const {
   const double layers = static_cast<double>(shape_.layers);
   out.add("layer GEMMs (QKV, O, gate+up, down) x " + std::to_string(shape_.layers),
           layer_gemms(pad(tokens)), layers);
+  if (shape_.tensor_parallel > 1) {
+    out.add("TP all-reduces (2 x " + std::to_string(shape_.layers) + " + embedding)",
+            tensor_parallel_all_reduces(pad(tokens)));
+  }
   const std::int64_t head_rows = verify + (s.prefill_tokens > 0 ? 1 : 0);
   out.add("LM head (" + std::to_string(head_rows) + " rows)", lm_head(head_rows, shape_.vocab));
   if (s.requests > 0) {
@@ -124,6 +171,14 @@ ComposedStep StepComposer::draft(const DrafterSpec& drafter, std::int64_t reques
                           const std::string& what) {
     out.add(what + " layer GEMMs x " + std::to_string(count), layer_gemms(pad(tokens)),
             static_cast<double>(count));
+    if (s.tensor_parallel > 1) {
+      // Two all-reduces per drafter layer, as in the target (the tables' 2 x layers + 1 rule
+      // counted per layer: the drafter shares the target's embedding pass).
+      const KernelLatency per_forward = tensor_parallel_all_reduces(pad(tokens));
+      out.add(what + " TP all-reduces x " + std::to_string(2 * count),
+              per_forward.scaled(static_cast<double>(2 * count) /
+                                 static_cast<double>(2 * s.layers + 1)));
+    }
     out.add(what + " attention x " + std::to_string(count),
             verify_attention(requests, width, context), static_cast<double>(count));
   };

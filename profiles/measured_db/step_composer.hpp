@@ -8,6 +8,11 @@
 //    W tokens per request costs max(that, R x W x L pairs at the prefill table's per-pair rate);
 //  - a prefill chunk of N tokens after P cached: the prefill row (1, N) plus N x P pairs at the
 //    per-pair rate;
+//  - tensor parallel N > 1 (shape.tensor_parallel): every GEMM and attention call is one GPU's
+//    shard (heads, ffn and the vocabulary-parallel LM head divided by N) and each layer adds two
+//    all-reduces of tokens x hidden bf16 values (after O and after down), plus one for the
+//    vocabulary-parallel embedding, from comm_custom_allreduce.csv (CUDA-graph rows for a padded
+//    step, eager rows above the largest bucket);
 //  - no norms, RoPE, activation, sampling or host time: the database has none of them.
 // This reproduces the worked Qwen3-8B example of the database's README (tested within 1%).
 #pragma once
@@ -26,6 +31,9 @@ namespace sparksim {
 
 struct DenseTargetShape : DenseModelDims {
   std::string name;
+  // GPUs one replica's layers are split over (Megatron tensor parallelism). After
+  // shard_for_tensor_parallel, q_heads, kv_heads, ffn and vocab are one GPU's share.
+  std::int64_t tensor_parallel = 1;
   // Drafter shapes (model_shapes.json's drafters): layers, Markov rank, dflash context layers.
   std::int64_t mtp1_layers = 1, eagle3_layers = 1, dflash_layers = 5, dspark_layers = 5;
   std::int64_t markov_rank = 256, dflash_context_layers = 5, eagle3_draft_vocab = 32000;
@@ -33,6 +41,11 @@ struct DenseTargetShape : DenseModelDims {
 
 // Reads a dense target of model_shapes.json; InputError naming the valid targets otherwise.
 DenseTargetShape read_dense_target(const JsonFile& shapes, const std::string& target);
+
+// One GPU's shard of `full` at `tp`-way tensor parallelism: q_heads, kv_heads, ffn and vocab
+// divided by tp. InputError when tp is not 1, 2, 4 or 8, or does not divide them (KV heads
+// would have to be replicated, which the database's head configurations do not cover).
+DenseTargetShape shard_for_tensor_parallel(const DenseTargetShape& full, std::int64_t tp);
 
 // One step's shape: R requests verifying W tokens each (anchor included) at L KV entries read
 // by the anchor, plus an optional prefill chunk of N tokens after P cached prompt tokens.
@@ -65,6 +78,11 @@ class StepComposer {
   // One decoder layer's GEMMs of `width`-hidden layers at m tokens (target shape).
   KernelLatency layer_gemms(std::int64_t tokens) const;
   KernelLatency lm_head(std::int64_t rows, std::int64_t vocab) const;
+  // The tensor-parallel all-reduces of one forward over `tokens` (already padded): 2 per layer
+  // plus the embedding's, tokens x hidden bf16 elements each; zero at tp 1.
+  KernelLatency tensor_parallel_all_reduces(std::int64_t tokens) const;
+  // Every layer's GEMMs plus the all-reduces at `tokens` (already padded): the dense table.
+  KernelLatency dense_forward(std::int64_t tokens) const;
   KernelLatency verify_attention(std::int64_t requests, std::int64_t width,
                                  std::int64_t context) const;                       // one layer
   KernelLatency prefill_attention(std::int64_t tokens, std::int64_t cached) const;  // one layer

@@ -236,3 +236,32 @@ TEST_CASE("policy help lists every registered policy with its safety flag") {
   CHECK_THAT(result.output, Catch::Contains("static") && Catch::Contains("[lossless]"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("closed-loop requests: the users together send exactly N, worked by hand") {
+  // 10 ms per step (the golden two-request profile), 2 users, 5 requests of 100 + 3 tokens: a
+  // request is one prefill step (first token) and two decode steps, 30 ms. Waves: requests 1-2 at
+  // 0 ms, 3-4 at 30 ms, 5 alone at 60 ms (the budget is spent), the last token at 90 ms.
+  const auto dir = scratch_dir("closed_requests");
+  const auto result = run_cli(
+      "run --closed-loop-users 2 --closed-loop-requests 5 --synthetic "
+      "rate=1,prompt=fixed:100,output=fixed:3,domain=chat,duration_s=1000 "
+      "--profile tests/experiments/golden/two_requests/profile.json --drafter none --quiet --out " +
+          (dir / "out").string(),
+      dir);
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto s = read_json(dir / "out" / "summary.json");
+  CHECK(s["requests_total"] == 5);
+  CHECK(s["requests_completed"] == 5);
+  CHECK(s["output_tokens"] == 15);
+  CHECK(s["sim_duration_s"].get<double>() == Approx(0.090));
+  CHECK(read_json(dir / "out" / "config.json")["closed_loop_requests"] == 5);
+  const auto bad = run_cli(
+      "run --closed-loop-requests 5 --synthetic rate=1 --profile "
+      "tests/experiments/golden/two_requests/profile.json --out " +
+          (dir / "bad").string(),
+      dir);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Catch::Contains("--closed-loop-requests needs --closed-loop-users"));
+  fs::remove_all(dir);
+}

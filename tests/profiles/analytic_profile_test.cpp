@@ -161,8 +161,8 @@ TEST_CASE("unknown GPUs and targets list the valid ones") {
   CHECK(testing::error_of([] { generate("a100", "qwen3-8b"); }) ==
         "--gpu: unknown GPU 'a100'; valid: h100, h200");
   CHECK(testing::error_of([] { generate("h100", "deepseek-v4-flash"); }) ==
-        "--target: unknown or unsupported target 'deepseek-v4-flash'; valid: qwen3-14b, "
-        "qwen3-4b, qwen3-8b");
+        "--target: unknown or unsupported target 'deepseek-v4-flash'; valid: llama-3.1-8b, "
+        "qwen3-14b, qwen3-32b, qwen3-4b, qwen3-8b");
   CHECK(generate("h100-sxm", "qwen3-4b").provenance.gpu == "h100-sxm");
 }
 

@@ -79,7 +79,7 @@ TEST_CASE("csv and gemm rows: malformed input stops at path:line") {
           GemmTable(
               CsvTable::parse(kGemmHeader + "bfloat16,1,2,3,0.1\nbfloat16,1,2,3,0.2\n", "x.csv"),
               "bfloat16");
-        }) == "x.csv:3: bfloat16 GEMM m=1 (n=2, k=3) is measured twice (also on line 2)");
+        }) == "x.csv:3: bfloat16 GEMM m=1 (n=2, k=3) is measured twice (also at x.csv:2)");
   CHECK(error_of([] {
           GemmTable(CsvTable::parse("m,n,k,latency_ms\n", "x.csv"), "bfloat16");
         }).find("x.csv:1: no column 'gemm_dtype'") == 0);

@@ -1,0 +1,169 @@
+// Real-silicon replay report: per-case rows, per-group mean |error|, skipped rows.
+#include "experiments/validate/silicon_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace sparksim {
+
+namespace {
+
+std::string format(const char* spec, auto... values) {
+  char buffer[512];
+  std::snprintf(buffer, sizeof buffer, spec, values...);
+  return buffer;
+}
+
+struct CaseErrors {
+  double ttft, tpot, throughput;
+};
+
+CaseErrors errors_of(const SiliconResult& r) {
+  const SimulatedMetrics& s = *r.simulated;
+  const double measured_tput =
+      static_cast<double>(r.row.batch_size * r.row.osl) /
+      ((r.row.ttft_ms + static_cast<double>(r.row.osl - 1) * r.row.tpot_ms) * 1e-3);
+  return {relative_error(s.ttft_ms.mean.value_or(0), r.row.ttft_ms),
+          relative_error(s.tpot_ms.mean.value_or(0), r.row.tpot_ms),
+          relative_error(s.output_throughput, measured_tput)};
+}
+
+}  // namespace
+
+double relative_error(double predicted, double measured) {
+  return (predicted - measured) / measured;
+}
+
+namespace {
+
+void add_case(SiliconGroupError& g, const SiliconResult& r) {
+  const CaseErrors e = errors_of(r);
+  g.cases += 1;
+  g.ttft_mean_abs += std::abs(e.ttft);
+  g.tpot_mean_abs += std::abs(e.tpot);
+  g.throughput_mean_abs += std::abs(e.throughput);
+  g.tpot_signed_mean += e.tpot;
+}
+
+void finish(SiliconGroupError& g) {
+  if (g.cases == 0) return;
+  const double n = static_cast<double>(g.cases);
+  g.ttft_mean_abs /= n;
+  g.tpot_mean_abs /= n;
+  g.throughput_mean_abs /= n;
+  g.tpot_signed_mean /= n;
+}
+
+}  // namespace
+
+std::vector<SiliconGroupError> silicon_group_errors(const std::vector<SiliconResult>& results) {
+  std::vector<SiliconGroupError> groups;
+  std::map<std::string, std::size_t> index;
+  for (const SiliconResult& r : results) {
+    if (!r.simulated) continue;
+    auto [it, fresh] = index.emplace(r.config.group, groups.size());
+    if (fresh) groups.push_back({r.config.group, r.role});
+    add_case(groups[it->second], r);
+  }
+  for (SiliconGroupError& g : groups) finish(g);
+  return groups;
+}
+
+SiliconGroupError silicon_role_error(const std::vector<SiliconResult>& results,
+                                     const std::string& role) {
+  SiliconGroupError g{"all " + role + " groups", role};
+  for (const SiliconResult& r : results) {
+    if (r.simulated && r.role == role) add_case(g, r);
+  }
+  finish(g);
+  return g;
+}
+
+std::string format_silicon_report(const std::vector<SiliconResult>& results) {
+  std::string out =
+      "Real-silicon replay (closed loop at batch_size, fixed isl/osl; errors = (predicted - "
+      "measured) / measured)\n";
+  out += format("%-44s %4s %5s %5s %4s %10s %10s %7s %8s %8s %7s %7s\n", "case", "tp", "isl", "osl",
+                "conc", "TTFT meas", "TTFT pred", "err %", "TPOT meas", "TPOT pred", "err %",
+                "tput %");
+  for (const SiliconResult& r : results) {
+    if (!r.simulated) continue;
+    const CaseErrors e = errors_of(r);
+    out += format(
+        "%-44.44s %4lld %5lld %5lld %4lld %10.1f %10.1f %+7.1f %8.2f %8.2f %+7.1f %+7.1f\n",
+        r.row.id.c_str(), static_cast<long long>(r.row.tp), static_cast<long long>(r.row.isl),
+        static_cast<long long>(r.row.osl), static_cast<long long>(r.row.batch_size), r.row.ttft_ms,
+        r.simulated->ttft_ms.mean.value_or(0), 100 * e.ttft, r.row.tpot_ms,
+        r.simulated->tpot_ms.mean.value_or(0), 100 * e.tpot, 100 * e.throughput);
+  }
+  out += "\nPer group (engine version / model / precision): mean |error| %\n";
+  out += format("%-40s %-11s %5s %9s %9s %9s %11s\n", "group", "role", "cases", "TTFT", "TPOT",
+                "tput", "TPOT bias");
+  const auto line = [&](const SiliconGroupError& g) {
+    out += format("%-40s %-11s %5lld %9.1f %9.1f %9.1f %+11.1f\n", g.group.c_str(),
+                  g.role.empty() ? "-" : g.role.c_str(), static_cast<long long>(g.cases),
+                  100 * g.ttft_mean_abs, 100 * g.tpot_mean_abs, 100 * g.throughput_mean_abs,
+                  100 * g.tpot_signed_mean);
+  };
+  for (const SiliconGroupError& g : silicon_group_errors(results)) line(g);
+  for (const char* role : {"check", "calibration"}) {
+    const SiliconGroupError pooled = silicon_role_error(results, role);
+    if (pooled.cases > 0) line(pooled);
+  }
+  std::map<std::string, std::int64_t> skipped;
+  for (const SiliconResult& r : results) {
+    if (!r.simulated) skipped[r.config.skip_reason] += 1;
+  }
+  if (!skipped.empty()) {
+    out += "\nSkipped rows (no supported configuration replays them):\n";
+    for (const auto& [reason, count] : skipped) {
+      out += format("  %5lld  %s\n", static_cast<long long>(count), reason.c_str());
+    }
+  }
+  return out;
+}
+
+nlohmann::ordered_json silicon_report_json(const std::vector<SiliconResult>& results) {
+  nlohmann::ordered_json j;
+  j["schema"] = "sparksim.silicon-report/1";
+  j["client"] = "closed loop at batch_size, fixed isl/osl, every output exactly osl tokens";
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  for (const SiliconResult& r : results) {
+    nlohmann::ordered_json c;
+    c["id"] = r.row.id;
+    c["origin"] = r.row.origin;
+    if (!r.simulated) {
+      c["skipped"] = r.config.skip_reason;
+    } else {
+      const CaseErrors e = errors_of(r);
+      c["group"] = r.config.group;
+      c["role"] = r.role;
+      c["profile"] = r.config.profile_path;
+      c["engine"] = r.config.engine;
+      c["ttft_ms"] = {{"measured", r.row.ttft_ms},
+                      {"predicted", r.simulated->ttft_ms.mean.value_or(0)},
+                      {"error", e.ttft}};
+      c["tpot_ms"] = {{"measured", r.row.tpot_ms},
+                      {"predicted", r.simulated->tpot_ms.mean.value_or(0)},
+                      {"error", e.tpot}};
+      c["output_throughput_error"] = e.throughput;
+    }
+    cases.push_back(c);
+  }
+  j["cases"] = cases;
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  for (const SiliconGroupError& g : silicon_group_errors(results)) {
+    groups.push_back({{"group", g.group},
+                      {"role", g.role},
+                      {"cases", g.cases},
+                      {"ttft_mean_abs_error", g.ttft_mean_abs},
+                      {"tpot_mean_abs_error", g.tpot_mean_abs},
+                      {"output_throughput_mean_abs_error", g.throughput_mean_abs},
+                      {"tpot_mean_signed_error", g.tpot_signed_mean}});
+  }
+  j["groups"] = groups;
+  return j;
+}
+
+}  // namespace sparksim

@@ -1,0 +1,45 @@
+// The report of a real-silicon replay (`sparksim validate --silicon`): per case the measured and
+// predicted mean TTFT, mean TPOT and output throughput (measured: implied by the closed loop, see
+// silicon_sample.hpp) with signed relative errors; per group (engine version x model x precision)
+// the mean |error| of each; and every row no configuration replays, with the reason.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/validate/benchmark_replay.hpp"
+#include "experiments/validate/silicon_sample.hpp"
+
+namespace sparksim {
+
+struct SiliconResult {
+  SiliconRow row;
+  SiliconConfig config;
+  std::optional<SimulatedMetrics> simulated;  // empty when skipped
+  std::string role;                           // the split's "check" | "calibration"; "" = none
+};
+
+struct SiliconGroupError {
+  std::string group;
+  std::string role;
+  std::int64_t cases = 0;
+  double ttft_mean_abs = 0, tpot_mean_abs = 0, throughput_mean_abs = 0;
+  double tpot_signed_mean = 0;  // the bias: + = predicted slower
+};
+
+// (predicted - measured) / measured.
+double relative_error(double predicted, double measured);
+
+// Groups in order of first appearance.
+std::vector<SiliconGroupError> silicon_group_errors(const std::vector<SiliconResult>& results);
+// Every case of the given role pooled ("check": the out-of-sample figure); cases 0 when none.
+SiliconGroupError silicon_role_error(const std::vector<SiliconResult>& results,
+                                     const std::string& role);
+
+std::string format_silicon_report(const std::vector<SiliconResult>& results);
+nlohmann::ordered_json silicon_report_json(const std::vector<SiliconResult>& results);
+
+}  // namespace sparksim

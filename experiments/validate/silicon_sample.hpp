@@ -1,0 +1,58 @@
+// Real-silicon serving samples (aiconfigurator's silicon_sample.csv format): one deployment at one
+// load point per row, with its measured TTFT and TPOT in ms. Each row maps to a sparksim
+// configuration (a measured-db profile + an engine preset) or is skipped with the reason, and is
+// replayed as the client this project assumes (docs/validation.md, "Real-silicon samples"): closed
+// loop at `batch_size` requests in flight, every request `isl` prompt and exactly `osl` output
+// tokens, `requests_per_row` x `batch_size` requests in all.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "experiments/validate/benchmark_case.hpp"
+
+namespace sparksim {
+
+struct SiliconRow {
+  std::string origin;  // path:line
+  std::string id, backend, backend_version, model_path, system, precision, gemm_quant_mode, mode;
+  std::int64_t isl = 0, osl = 0, batch_size = 0, tp = 0, pp = 0;
+  double ttft_ms = 0, tpot_ms = 0;
+};
+
+// Reads every row; a missing column, a malformed or non-positive number (in the columns used) is
+// `path:line: what` (InputError, exit 2). Disaggregated rows (mode != agg) are read without
+// batch/parallelism and skipped later.
+std::vector<SiliconRow> read_silicon_sample(const std::string& path);
+
+struct SiliconConfig {
+  bool replayable = false;
+  std::string skip_reason;   // when not replayable
+  std::string target;        // "qwen3-32b"
+  std::string gpu;           // "h100-sxm"
+  std::string precision;     // "bf16" | "fp8"
+  std::string engine;        // preset: "vllm" | "sglang"
+  std::string profile_path;  // <profiles_dir>/<gpu>/<target>-tp<N>[-fp8].json
+  std::string group;         // "vllm 0.12.0 / qwen3-32b / bf16": engine version x model x precision
+};
+
+// The configuration that replays `row` from the profiles under `profiles_dir`, or why none does.
+SiliconConfig map_silicon_row(const SiliconRow& row, const std::string& profiles_dir);
+
+// The group key a split file names roles by: "<backend> <version> / <target>" (engine version x
+// model; precision and TP are not part of it, so a held-out group holds out all of them).
+std::string silicon_split_key(const SiliconRow& row, const SiliconConfig& config);
+
+// A split file (sparksim.silicon-split/1): group key -> "check" | "calibration". Every problem
+// (schema, unknown role, a group named twice) is `path:line: what`.
+std::map<std::string, std::string> read_silicon_split(const std::string& path);
+
+// The benchmark the assumed client ran for `row`: closed loop at batch_size, fixed lengths,
+// requests_per_row x batch_size requests; measured TTFT and TPOT as means, and the output
+// throughput a closed loop of fixed lengths implies: batch_size x osl / (TTFT + (osl - 1) TPOT).
+BenchmarkCase silicon_case(const SiliconRow& row, const SiliconConfig& config,
+                           std::int64_t requests_per_row);
+
+}  // namespace sparksim

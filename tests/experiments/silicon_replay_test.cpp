@@ -1,0 +1,133 @@
+// `sparksim validate --silicon`: the assumed client (closed loop at batch_size, fixed lengths)
+// against a hand-worked timeline on a 10 ms-per-step profile, the row -> configuration mapping
+// (and the reasons rows are skipped), and a malformed row stopping with path:line, exit 2.
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "cli_harness.hpp"
+#include "common/input_error.hpp"
+#include "experiments/validate/benchmark_replay.hpp"
+#include "experiments/validate/silicon_report.hpp"
+#include "experiments/validate/silicon_sample.hpp"
+#include "profiles/profile_io.hpp"
+
+using namespace sparksim;
+using namespace sparksim::testing;
+
+namespace {
+
+const std::string kSource = SPARKSIM_SOURCE_DIR;
+const std::string kGoldenProfile = "tests/experiments/golden/two_requests/profile.json";
+const char* kHeader =
+    "id,silicon_data_source,backend,backend_version,model_path,system,precision,mode,isl,osl,"
+    "gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,"
+    "moe_ep_size,prefill_batch_size,prefill_num_workers,prefill_tp_size,prefill_pp_size,"
+    "prefill_attention_dp_size,prefill_moe_tp_size,prefill_moe_ep_size,decode_batch_size,"
+    "decode_num_workers,decode_tp_size,decode_pp_size,decode_attention_dp_size,"
+    "decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n";
+
+std::string row(const std::string& id, const std::string& backend, const std::string& isl,
+                const std::string& ttft) {
+  return id + ",src," + backend + ",0.12.0,Qwen/Qwen3-32B,h100_sxm,,agg," + isl +
+         ",3,,,2,2,1,1,1,1,,,,,,,,,,,,,,," + ttft + ",9\n";
+}
+
+// A profiles folder holding the 10 ms-per-step golden profile as h100-sxm/qwen3-32b-tp2.json.
+std::filesystem::path profiles_folder(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir / "profiles/h100-sxm");
+  std::filesystem::copy_file(kSource + "/" + kGoldenProfile,
+                             dir / "profiles/h100-sxm/qwen3-32b-tp2.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  return dir / "profiles";
+}
+
+}  // namespace
+
+TEST_CASE("silicon replay: closed loop at batch_size with fixed lengths, worked by hand") {
+  const auto dir = scratch_dir("silicon_closed_loop");
+  const auto profiles = profiles_folder(dir);
+  std::ofstream(dir / "s.csv") << kHeader << row("a", "vllm", "100", "12")
+                               << row("b", "trtllm", "100", "12");
+  const std::vector<SiliconRow> rows = read_silicon_sample((dir / "s.csv").string());
+  REQUIRE(rows.size() == 2);
+  const SiliconConfig config = map_silicon_row(rows[0], profiles.string());
+  REQUIRE(config.replayable);
+  CHECK(config.engine == "vllm");
+  CHECK(config.precision == "bf16");  // empty precision: the bf16 checkpoint
+  CHECK(config.group == "vllm 0.12.0 / qwen3-32b / bf16");
+  const SiliconConfig skipped = map_silicon_row(rows[1], profiles.string());
+  CHECK_FALSE(skipped.replayable);
+  CHECK(skipped.skip_reason == "backend trtllm has no engine preset");
+
+  // 2 users, 2 requests each, 100 prompt + 3 output tokens, 10 ms per step: both first requests
+  // prefill together in step 1 (first token at 10 ms), decode at 20 and 30 ms; the next two are
+  // sent at 30 ms and repeat it, ending at 60 ms. TTFT 10 ms, TPOT (30 - 10) / 2 = 10 ms, output
+  // 4 x 3 tokens in 60 ms = 200 tok/s.
+  const BenchmarkCase c = silicon_case(rows[0], config, 2);
+  CHECK(c.workload.requests.size() == 4);
+  CHECK(c.workload.max_concurrency == 2);
+  const SimulatedMetrics s = replay_case(c, load_profile(config.profile_path));
+  CHECK(s.completed == 4);
+  CHECK(*s.ttft_ms.mean == Approx(10.0));
+  CHECK(*s.tpot_ms.mean == Approx(10.0));
+  CHECK(s.duration_s == Approx(0.060));
+  CHECK(s.output_throughput == Approx(200.0));
+  // The measured throughput a closed loop of fixed lengths implies: 2 x 3 / (12 + 2 x 9) ms.
+  CHECK(*c.measured.output_throughput == Approx(200.0));
+
+  const std::vector<SiliconResult> results{{rows[0], config, s, ""}, {rows[1], skipped, {}, ""}};
+  const std::vector<SiliconGroupError> groups = silicon_group_errors(results);
+  REQUIRE(groups.size() == 1);
+  CHECK(groups[0].ttft_mean_abs == Approx(2.0 / 12.0));  // 10 predicted vs 12 measured
+  CHECK(groups[0].tpot_mean_abs == Approx(1.0 / 9.0));   // 10 vs 9
+  CHECK(groups[0].throughput_mean_abs == Approx(0.0).margin(1e-12));
+
+  const auto r = run_cli("validate --silicon " + (dir / "s.csv").string() + " --silicon-profiles " +
+                             profiles.string() + " --silicon-requests-per-user 2 --json " +
+                             (dir / "r.json").string(),
+                         dir);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("vllm 0.12.0 / qwen3-32b / bf16"));
+  CHECK_THAT(r.output, Catch::Contains("1  backend trtllm has no engine preset"));
+  CHECK(read_json(dir / "r.json").at("groups").size() == 1);
+
+  // With a split, each group carries its role and the check groups are pooled.
+  std::ofstream(dir / "split.json")
+      << R"({"schema": "sparksim.silicon-split/1", "groups": [)"
+      << R"({"backend": "vllm", "backend_version": "0.12.0", "target": "qwen3-32b", "role": "check"}]})";
+  const auto split =
+      run_cli("validate --silicon " + (dir / "s.csv").string() + " --silicon-profiles " +
+                  profiles.string() + " --silicon-requests-per-user 2 --silicon-split " +
+                  (dir / "split.json").string(),
+              dir);
+  CHECK(split.exit_code == 0);
+  CHECK_THAT(split.output, Catch::Contains("all check groups"));
+  std::ofstream(dir / "bad_split.json")
+      << "{\"schema\": \"sparksim.silicon-split/1\", \"groups\": [\n"
+      << R"({"backend": "vllm", "backend_version": "0.12.0", "target": "qwen3-32b", "role": "fit"}]})";
+  const auto bad =
+      run_cli("validate --silicon " + (dir / "s.csv").string() + " --silicon-profiles " +
+                  profiles.string() + " --silicon-split " + (dir / "bad_split.json").string(),
+              dir);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Catch::Contains("bad_split.json:2:"));
+}
+
+TEST_CASE("silicon replay: a malformed row stops with path:line, exit 2, no report") {
+  const auto dir = scratch_dir("silicon_bad");
+  const auto profiles = profiles_folder(dir);
+  std::ofstream(dir / "bad.csv") << kHeader << row("a", "vllm", "100", "12")
+                                 << row("b", "vllm", "many", "12");
+  const auto r =
+      run_cli("validate --silicon " + (dir / "bad.csv").string() + " --silicon-profiles " +
+                  profiles.string() + " --json " + (dir / "r.json").string(),
+              dir);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("bad.csv:3:"));
+  CHECK_FALSE(std::filesystem::exists(dir / "r.json"));
+  std::ofstream(dir / "zero.csv") << kHeader << row("a", "vllm", "100", "0");
+  CHECK_THROWS_WITH(read_silicon_sample((dir / "zero.csv").string()),
+                    Catch::Contains("zero.csv:2: silicon_ttft_ms is 0; must be > 0"));
+}
