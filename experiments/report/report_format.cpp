@@ -8,6 +8,29 @@
 
 namespace sparksim::report {
 
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 std::string fixed_text(double x, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, x);

@@ -38,4 +38,7 @@ std::vector<std::vector<std::string>> tier_rows(const SweepConfig& config,
                                                 const std::vector<TierOutcome>& outcomes,
                                                 SpeedMetric metric);
 
+// `s` safe as HTML text or a quoted attribute value (& < > " escaped).
+std::string html_escape(const std::string& s);
+
 }  // namespace sparksim::report

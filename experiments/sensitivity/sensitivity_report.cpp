@@ -5,8 +5,10 @@
 #include <cstdio>
 
 #include "common/base64.hpp"
+#include "common/csv_table.hpp"
 #include "common/json_file.hpp"
 #include "common/text_file.hpp"
+#include "experiments/report/report_format.hpp"
 #include "experiments/sensitivity/tornado_chart.hpp"
 
 namespace sparksim {
@@ -25,39 +27,10 @@ std::string shown(double x) {
   return buf;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string row_html(const std::vector<std::string>& cells, const char* tag = "td") {
   std::string h = "<tr>";
-  for (const auto& c : cells) h += std::string("<") + tag + ">" + escape(c) + "</" + tag + ">";
+  for (const auto& c : cells)
+    h += std::string("<") + tag + ">" + report::html_escape(c) + "</" + tag + ">";
   return h + "</tr>\n";
 }
 
@@ -73,9 +46,10 @@ std::string break_even_html(const std::vector<SensitivityInput>& inputs,
   for (const auto& b : r.break_even) {
     if (b.output != k) continue;
     any = true;
-    h += "<li>" + escape(inputs[b.input].label()) + " = " + escape(shown(b.found.value)) +
-         " (bracket [" + escape(shown(b.found.bracket_lo)) + ", " +
-         escape(shown(b.found.bracket_hi)) + "], " + std::to_string(b.found.steps) +
+    h += "<li>" + report::html_escape(inputs[b.input].label()) + " = " +
+         report::html_escape(shown(b.found.value)) + " (bracket [" +
+         report::html_escape(shown(b.found.bracket_lo)) + ", " +
+         report::html_escape(shown(b.found.bracket_hi)) + "], " + std::to_string(b.found.steps) +
          " bisection steps)</li>";
   }
   if (!any) h += "<li>no input flips the comparison inside its range</li>";
@@ -104,8 +78,8 @@ std::string sensitivity_csv(const std::vector<SensitivityInput>& inputs,
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     for (const auto& row : r.one_at_a_time.rows) {
       const auto& in = inputs[row.input];
-      csv += csv_field(outputs[k].name) + "," + in.label() + "," + csv_field(in.low_text()) + "," +
-             csv_field(in.high_text()) + "," + num(r.one_at_a_time.at_nominal[k]) + "," +
+      csv += csv_cell(outputs[k].name) + "," + in.label() + "," + csv_cell(in.low_text()) + "," +
+             csv_cell(in.high_text()) + "," + num(r.one_at_a_time.at_nominal[k]) + "," +
              num(row.at_low[k]) + "," + num(row.at_high[k]) + "," +
              num(row.at_high[k] - row.at_low[k]) + "\n";
     }
@@ -117,7 +91,7 @@ std::string break_even_csv(const std::vector<SensitivityInput>& inputs,
                            const std::vector<StudyOutput>& outputs, const StudyResult& r) {
   std::string csv = "output,input,break_even,bracket_low,bracket_high,steps\n";
   for (const auto& b : r.break_even) {
-    csv += csv_field(outputs[b.output].name) + "," + inputs[b.input].label() + "," +
+    csv += csv_cell(outputs[b.output].name) + "," + inputs[b.input].label() + "," +
            num(b.found.value) + "," + num(b.found.bracket_lo) + "," + num(b.found.bracket_hi) +
            "," + std::to_string(b.found.steps) + "\n";
   }
@@ -131,7 +105,7 @@ std::string sobol_csv(const std::vector<SensitivityInput>& inputs,
   for (const auto& s : r.sobol) {
     for (std::size_t j = 0; j < s.inputs.size(); ++j) {
       const std::string head =
-          csv_field(outputs[s.output].name) + "," + inputs[s.inputs[j]].label() + ",";
+          csv_cell(outputs[s.output].name) + "," + inputs[s.inputs[j]].label() + ",";
       // Appended, not `"," + ...`: GCC 12 warns falsely (-Wrestrict) on literal + temporary.
       std::string tail = ",";
       tail += std::to_string(joint.samples);
@@ -155,29 +129,33 @@ std::string sensitivity_report_html(const StudyDescription& d,
                                     const std::vector<StudyOutput>& outputs, const StudyResult& r,
                                     const std::filesystem::path& dir) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-                  escape(d.title) +
+                  report::html_escape(d.title) +
                   "</title>\n<style>body{font-family:sans-serif;max-width:"
                   "1150px;margin:auto}table{border-collapse:collapse}td,th{border:1px solid "
                   "#ccc;padding:2px 6px}.breakeven{background:#f4f4f4;padding:4px}</style>\n"
                   "</head>\n<body>\n";
-  h += "<h1>" + escape(d.title) + "</h1>\n<p>" + escape(d.about) + "</p>\n";
-  h += "<p>Experiment: " + escape(d.experiment_title) + " (" + escape(d.experiment_path) +
-       ")<br>Profile: " + escape(d.profile_label) + "<br>" + std::to_string(r.evaluations) +
-       " sweeps simulated. " + escape(d.producer) + "</p>\n";
+  h += "<h1>" + report::html_escape(d.title) + "</h1>\n<p>" + report::html_escape(d.about) +
+       "</p>\n";
+  h += "<p>Experiment: " + report::html_escape(d.experiment_title) + " (" +
+       report::html_escape(d.experiment_path) +
+       ")<br>Profile: " + report::html_escape(d.profile_label) + "<br>" +
+       std::to_string(r.evaluations) + " sweeps simulated. " + report::html_escape(d.producer) +
+       "</p>\n";
   h += "<h2>Inputs</h2>\n<table>\n" + row_html({"input", "what", "low", "high"}, "th");
   for (const auto& in : inputs) {
     h += row_html({in.label(), std::string(in.kind->what), in.low_text(), in.high_text()});
   }
   h += "</table>\n";
   for (std::size_t k = 0; k < outputs.size(); ++k) {
-    h += "<h2>" + escape(outputs[k].name) +
-         "</h2>\n<p>At nominal: " + escape(shown(r.one_at_a_time.at_nominal[k])) + "</p>\n";
+    h += "<h2>" + report::html_escape(outputs[k].name) +
+         "</h2>\n<p>At nominal: " + report::html_escape(shown(r.one_at_a_time.at_nominal[k])) +
+         "</p>\n";
     if (has_tornado(r.one_at_a_time, k)) {
       const std::string stem = "tornado_" + std::to_string(k);
       h += "<figure><img src=\"data:image/png;base64," +
-           base64(read_file_bytes(dir / (stem + ".png"))) + "\" alt=\"" + escape(outputs[k].name) +
-           "\" width=\"1100\" height=\"560\"><figcaption>" + "<a href=\"" + stem + ".svg\">" +
-           stem + ".svg</a></figcaption></figure>\n";
+           base64(read_file_bytes(dir / (stem + ".png"))) + "\" alt=\"" +
+           report::html_escape(outputs[k].name) + "\" width=\"1100\" height=\"560\"><figcaption>" +
+           "<a href=\"" + stem + ".svg\">" + stem + ".svg</a></figcaption></figure>\n";
     } else {
       h += "<p>Unmet at every setting: no chart.</p>\n";
     }
