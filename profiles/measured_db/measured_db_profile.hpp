@@ -40,7 +40,7 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
 
 // Sets the decode terms of `v` (fixed_us, per_request_us, KV read and attention per pair) from a
 // verify fit with the columns fixed_us, per_request_us, kv_read_us_per_context_token and
-// attention_us_per_pair, rounded as the profile files store them. The dense and the V4
+// attention_us_per_pair (finish_profile rounds them as the files store them). The dense and the V4
 // generators both fit these columns.
 void set_fitted_decode_terms(VerifyTimeModel& v, const LinearFit& fit);
 
