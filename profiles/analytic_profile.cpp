@@ -247,9 +247,12 @@ ProfileDraft make_analytic_draft(const JsonFile& shapes, const std::string& gpu,
   hw.kernel_overhead_us = c.kernel_overhead_us;
 
   ProfileDraft draft;
-  // A roofline's context rates mean no more than four decimals of a nanosecond.
+  // A roofline's context rates mean no more than four decimals of a nanosecond. Its step constant
+  // is a given (RooflineConstants), stored as given: recalibrate-analytic's finite differences
+  // move it by less than any stored decimal.
   draft.precision.kv_read_ns = 4;
   draft.precision.attention_ns_per_pair = 4;
+  draft.precision.verify_fixed_us = kAsComputed;
   Profile& p = draft.profile;
   p.target = target;
   p.gpus = 1;

@@ -1,18 +1,10 @@
 // The finishing step every producer's draft goes through (see the header).
 #include "profiles/profile_finishing.hpp"
 
-#include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 namespace sparksim {
-
-double round_decimals(double x, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, x);
-  return std::strtod(buffer, nullptr);
-}
 
 namespace {
 

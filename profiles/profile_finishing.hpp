@@ -10,22 +10,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "profiles/decimal_rounding.hpp"
 #include "profiles/graph_padding.hpp"
 #include "profiles/profile.hpp"
 #include "profiles/sps_belief.hpp"
 
 namespace sparksim {
 
-// The one rounding rule for stored numbers: `decimals` places through the decimal text, so the
-// result is the double nearest that decimal and prints back as it (committed files stay short,
-// and rounding an already rounded number to as many or more places changes nothing).
-double round_decimals(double x, int decimals);
-
-// The reference SPS shape of every profile kind (`--sps reference`): B verify tokens from
-// ceil(B / 4) requests (about DSpark's verify length at moderate load) with 2048 cached tokens
-// each (inside the paper's 512-4096 latency range), B up to 8192. Its description is stored in
-// the file's sps.reference.
-inline constexpr SpsReferenceShape kSpsReferenceShape{4, 2048, 8192};
+// The reference SPS shape of every profile kind (`--sps reference`): SpsReferenceShape's
+// defaults, B verify tokens from ceil(B / 4) requests (about DSpark's verify length at moderate
+// load) with 2048 cached tokens each (inside the paper's 512-4096 latency range), B up to 8192.
+// Its description is stored in the file's sps.reference.
+inline constexpr SpsReferenceShape kSpsReferenceShape{};
 
 // Decimal places each stored term keeps. The defaults are the finest any producer needs (the
 // measured-db fits); a producer whose terms mean less sets coarser ones for its terms.
