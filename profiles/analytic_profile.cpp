@@ -6,14 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <set>
 #include <sstream>
 
 #include "common/input_error.hpp"
 #include "profiles/dense_model_dims.hpp"
-#include "profiles/sps_belief.hpp"
 
 namespace sparksim {
 
@@ -144,14 +141,6 @@ double kv_bytes_per_token(const DenseShape& s, std::int64_t layers) {
          kBf16Bytes;
 }
 
-// Rounds to `decimals` decimal places through the decimal text, so the result is the double
-// nearest that decimal and prints back as it (committed files stay short and reproducible).
-double round_to(double x, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, x);
-  return std::strtod(buffer, nullptr);
-}
-
 std::string join(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -218,20 +207,6 @@ std::vector<std::string> analytic_target_names(const JsonFile& shapes) {
   return names;
 }
 
-std::vector<std::int64_t> vllm_graph_buckets(std::int64_t max_bucket) {
-  std::vector<std::int64_t> buckets;
-  for (std::int64_t b : {1, 2, 4}) {
-    if (b <= max_bucket) buckets.push_back(b);
-  }
-  for (std::int64_t b = 8; b <= max_bucket; b += 8) buckets.push_back(b);
-  return buckets;
-}
-
-BatchShape sps_reference_shape(std::int64_t verify_tokens, const RooflineConstants& c) {
-  return sps_reference_batch(verify_tokens,
-                             {c.sps_verify_tokens_per_request, c.sps_context_tokens, 0});
-}
-
 Profile make_analytic_profile(const nlohmann::json& shapes, const std::string& gpu,
                               const std::string& target, const std::string& date,
                               const std::string& git_sha, const RooflineConstants& c) {
@@ -242,6 +217,12 @@ Profile make_analytic_profile(const nlohmann::json& shapes, const std::string& g
 Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
                               const std::string& target, const std::string& date,
                               const std::string& git_sha, const RooflineConstants& c) {
+  return finish_profile(make_analytic_draft(shapes, gpu, target, date, git_sha, c));
+}
+
+ProfileDraft make_analytic_draft(const JsonFile& shapes, const std::string& gpu,
+                                 const std::string& target, const std::string& date,
+                                 const std::string& git_sha, const RooflineConstants& c) {
   const std::string gpu_name = gpu_key(shapes, gpu);
   const DenseShape s = read_target(shapes, target);
   const Pointer g = Pointer("/gpus") / gpu_name;
@@ -267,7 +248,14 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
   hw.attention_flops_per_us = gemm_tflops * 1e12 * c.attention_efficiency * 1e-6;
   hw.kernel_overhead_us = c.kernel_overhead_us;
 
-  Profile p;
+  ProfileDraft draft;
+  // A roofline's context rates mean no more than four decimals of a nanosecond. Its step constant
+  // is a given (RooflineConstants), stored as given: recalibrate-analytic's finite differences
+  // move it by less than any stored decimal.
+  draft.precision.kv_read_ns = 4;
+  draft.precision.attention_ns_per_pair = 4;
+  draft.precision.verify_fixed_us = kAsComputed;
+  Profile& p = draft.profile;
   p.target = target;
   p.gpus = 1;
   p.hbm_bytes = hbm_gb * c.bytes_per_gb;
@@ -288,22 +276,16 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
   for (std::int64_t t : v.dense_tokens) {
     double us = 0;
     for (const Kernel& k : forward) us += kernel_us(k, static_cast<double>(t), hw);
-    v.dense_us.push_back(round_to(us, 3));
+    v.dense_us.push_back(us);
   }
-  v.kv_read_ns_per_context_token = round_to(1e3 * p.kv_bytes_per_token / hw.bytes_per_us, 4);
+  v.kv_read_ns_per_context_token = 1e3 * p.kv_bytes_per_token / hw.bytes_per_us;
   const double flops_per_pair = 4.0 * static_cast<double>(s.q_heads * s.head_dim * s.layers);
-  v.attention_ns_per_pair = round_to(1e3 * flops_per_pair / hw.attention_flops_per_us, 4);
+  v.attention_ns_per_pair = 1e3 * flops_per_pair / hw.attention_flops_per_us;
 
   // Drafters: decoder layers of the target's width (model_shapes.json's drafter notes).
   const double h = static_cast<double>(s.hidden);
   const auto layer_kv_ns = [&](std::int64_t layers) {
-    return round_to(1e3 * kv_bytes_per_token(s, layers) / hw.bytes_per_us, 4);
-  };
-  const auto rounded = [](DraftTimeModel m) {
-    m.fixed_us = round_to(m.fixed_us, 3);
-    m.per_pass_us = round_to(m.per_pass_us, 3);
-    m.per_token_ns = round_to(m.per_token_ns, 3);
-    return m;
+    return 1e3 * kv_bytes_per_token(s, layers) / hw.bytes_per_us;
   };
 
   // mtp1: DeepSeek-V3's MTP module: norms of the target hidden state and the next token's
@@ -316,7 +298,6 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
     const LinearCost cost = linear_cost(pass, hw);
     DraftTimeModel& m = p.draft[static_cast<int>(DrafterFamily::kMtp1)].emplace();
     m = {0, cost.per_launch_us, cost.per_token_ns, false, false, layer_kv_ns(mtp1_layers), false};
-    m = rounded(m);
   }
   // eagle3: a 3h -> h fusion of target features once per step, then γ sequential passes of one
   // layer and a reduced-vocabulary head over R tokens; every pass re-reads its KV cache.
@@ -335,7 +316,6 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
          true,
          layer_kv_ns(eagle3_layers),
          true};
-    m = rounded(m);
   }
   // dflash: project the target's hidden states of the chosen layers (k·h -> h, RMSNorm) once per
   // step, then one parallel pass of its layers and the shared head over R·γ block positions.
@@ -359,7 +339,6 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
          true,
          layer_kv_ns(dflash_layers),
          false};
-    m = rounded(m);
   }
   // dspark: the dflash backbone (its one pass moves into fixed_us) plus the Markov head's
   // left-to-right loop, γ sequential passes over R tokens: the bias row gather, the rank -> vocab
@@ -386,25 +365,12 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
          true,
          layer_kv_ns(dspark_layers),
          false};
-    m = rounded(m);
   }
 
   if (context_layers == 0) {
     // No published DFlash/DSpark drafter for this target: no cost, so none is simulated.
     p.draft[static_cast<int>(DrafterFamily::kDflash)].reset();
     p.draft[static_cast<int>(DrafterFamily::kDspark)].reset();
-  }
-
-  // SPS: the tables the scheduler's beliefs read, derived from the verify model just built.
-  {
-    SpsTableShapes sps_shapes;
-    sps_shapes.reference = {c.sps_verify_tokens_per_request, c.sps_context_tokens,
-                            c.max_sps_tokens};
-    SpsTables tables = build_sps_tables(p, sps_shapes);
-    p.sps = std::move(tables.reference);
-    p.sps.reference = "analytic " + p.sps.reference;
-    p.sps_capture = std::move(tables.capture);
-    p.sps_capture.reference = "analytic " + p.sps_capture.reference;
   }
 
   p.provenance.source = "analytic";
@@ -424,7 +390,7 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
       format_fixed(c.markov_us_per_position, 0) + " us per position at batch " +
       std::to_string(c.markov_calibration_requests) +
       " (DSpark paper Fig. 4). HBM in decimal GB. See profiles/README.md.";
-  return p;
+  return draft;
 }
 
 }  // namespace sparksim

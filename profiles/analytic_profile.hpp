@@ -12,6 +12,7 @@
 
 #include "common/json_file.hpp"
 #include "profiles/profile.hpp"
+#include "profiles/profile_finishing.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {
@@ -51,15 +52,9 @@ struct RooflineConstants {
   // EAGLE-3 drafters predict over a reduced vocabulary (draft_vocab_size 32000 in its released
   // configs), mapped back to the target's; mtp1, dflash and dspark share the target's LM head.
   std::int64_t eagle3_draft_vocab = 32000;
-  // The reference shape at which SPS(B) is tabulated: B verify tokens from ceil(B / 4) requests
-  // (about DSpark's verify length at moderate load), each with 2048 cached tokens (inside the
-  // paper's 512-4096 latency range).
-  std::int64_t sps_context_tokens = 2048;
-  std::int64_t sps_verify_tokens_per_request = 4;
   // vLLM's default CUDA-graph capture sizes: 1, 2, 4, then multiples of 8 up to 512.
   std::int64_t max_graph_bucket = 512;
   std::int64_t max_dense_tokens = 16384;
-  std::int64_t max_sps_tokens = 8192;
 };
 
 // Produces the analytic profile of `target` (a dense entry of shapes.targets, e.g. "qwen3-8b") on
@@ -72,17 +67,16 @@ Profile make_analytic_profile(const nlohmann::json& shapes, const std::string& g
 Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
                               const std::string& target, const std::string& date,
                               const std::string& git_sha, const RooflineConstants& c = {});
+// The same profile before finish_profile(): the roofline's terms and provenance (what the
+// measured-db generator starts from for memory, graph buckets and host overhead).
+ProfileDraft make_analytic_draft(const JsonFile& shapes, const std::string& gpu,
+                                 const std::string& target, const std::string& date,
+                                 const std::string& git_sha, const RooflineConstants& c = {});
 
 // Names the generator accepts: GPUs by short name ("h100"), dense targets only (the MoE
 // DeepSeek entries need a different model).
 std::vector<std::string> analytic_gpu_names(const JsonFile& shapes);
 std::vector<std::string> analytic_target_names(const JsonFile& shapes);
-
-// 1, 2, 4, then multiples of 8 up to max_bucket.
-std::vector<std::int64_t> vllm_graph_buckets(std::int64_t max_bucket);
-
-// The batch shape behind sps.steps_per_s at B verify tokens (see RooflineConstants).
-BatchShape sps_reference_shape(std::int64_t verify_tokens, const RooflineConstants& c = {});
 
 // The tool string written into provenance.tool; bump the roofline revision when the model changes.
 inline constexpr const char* kAnalyticTool = "sparksim profile-analytic (roofline r1)";

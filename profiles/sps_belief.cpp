@@ -1,21 +1,16 @@
 // SPS beliefs: names, and the one function that derives the stored tables from a time model.
 #include "profiles/sps_belief.hpp"
 
-#include <cstdio>
-#include <cstdlib>
 #include <set>
+
+#include "profiles/decimal_rounding.hpp"
 
 namespace sparksim {
 
 namespace {
 
-// Six decimals through the decimal text, as the committed profiles have always stored SPS (the
-// double nearest that decimal, printing back as it, so regenerated files diff cleanly).
-double round_sps(double x) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.6f", x);
-  return std::strtod(buffer, nullptr);
-}
+// Six decimals, as the committed profiles have always stored SPS.
+constexpr int kSpsDecimals = 6;
 
 template <typename ShapeAt>
 SpsPoints tabulate(const TimeModel& model, std::vector<std::int64_t> tokens, ShapeAt shape_at) {
@@ -23,7 +18,7 @@ SpsPoints tabulate(const TimeModel& model, std::vector<std::int64_t> tokens, Sha
   points.tokens = std::move(tokens);
   for (const std::int64_t b : points.tokens) {
     const double ns = static_cast<double>(model.verify_time(shape_at(b)));
-    points.steps_per_s.push_back(round_sps(1e9 / ns));
+    points.steps_per_s.push_back(round_decimals(1e9 / ns, kSpsDecimals));
   }
   return points;
 }

@@ -8,13 +8,11 @@
 //               an ideal engine could compute); refreshed every step by LiveSps.
 //   reference — the profile's `sps` table: ⌈B/4⌉ requests with 2048 cached tokens each (what
 //               sparksim used before beliefs were named).
-// build_sps_tables() derives the stored tables from a profile's verify time model; the loader
-// calls it for old profiles that carry no capture table. Every composer builds its capture table
-// with it; the measured-db, MoE, telemetry and measured (experiments/calibrate) composers still
-// tabulate the reference table by hand (the dense measured-db one at build_sps_tables' own
-// points, so its tables match), and calibrated profiles keep the tables of the profile their step
-// terms were added to (issue 31 part 1; tests/profiles/profile_conformance_test.cpp lists each
-// committed file whose tables differ, and why).
+// build_sps_tables() derives the stored tables from a profile's verify time model (step terms
+// included); the loader calls it for old profiles that carry no capture table. Every producer
+// gets both tables from it through the one finishing step (profiles/profile_finishing.hpp), the
+// reference table always at kSpsReferenceShape; tests/profiles/profile_conformance_test.cpp checks
+// every committed profile's tables against a rebuild.
 #pragma once
 
 #include <cstdint>

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "profiles/graph_padding.hpp"
+
 namespace sparksim {
 
 namespace {
@@ -88,9 +90,7 @@ TimeModel::TimeModel(const Profile& profile)
 }
 
 std::int64_t TimeModel::pad(std::int64_t tokens) const {
-  const auto& b = verify_.graph_buckets;
-  if (b.empty() || tokens > b.back()) return tokens;  // eager execution: no padding
-  return *std::lower_bound(b.begin(), b.end(), tokens);
+  return pad_to_graph_bucket(verify_.graph_buckets, tokens);
 }
 
 double TimeModel::dense_us(std::int64_t tokens) const {

@@ -10,13 +10,13 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "common/csv_table.hpp"
 #include "common/input_error.hpp"
-#include "profiles/analytic_profile.hpp"
 #include "profiles/fit/design_matrix.hpp"
 #include "profiles/fit/least_squares_fit.hpp"
-#include "profiles/sps_belief.hpp"
+#include "profiles/profile_finishing.hpp"
 
 namespace sparksim {
 
@@ -88,11 +88,8 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
   const std::int64_t graph_max_bucket =
       info.contains("graph_max_bucket") ? std::stoll(info.at("graph_max_bucket")) : 0;
   const std::vector<std::int64_t> buckets = vllm_graph_buckets(graph_max_bucket);
-  const auto padded = [&](double tokens) {
-    for (std::int64_t b : buckets) {
-      if (static_cast<double>(b) >= tokens) return static_cast<double>(b);
-    }
-    return tokens;
+  const auto padded = [&](std::int64_t tokens) {
+    return static_cast<double>(pad_to_graph_bucket(buckets, tokens));
   };
   DesignMatrix verify({"fixed_us", "per_token_us", "kv_read_us", "pair_us"});
   std::map<std::string, DesignMatrix> drafts;
@@ -105,9 +102,9 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
     };
     if (k == "verify") {
       const bool prefill = n(ptok) > 0;
-      verify.add({1.0, padded(n(vtok) + n(ptok)), n(ctx), n(vpairs) + n(ppairs)}, observed,
-                 prefill ? "with prefill" : (n(vtok) <= 8 ? "decode B<=8" : "decode B>8"), 0,
-                 t.cell(r, label));
+      verify.add({1.0, padded(std::llround(n(vtok) + n(ptok))), n(ctx), n(vpairs) + n(ppairs)},
+                 observed, prefill ? "with prefill" : (n(vtok) <= 8 ? "decode B<=8" : "decode B>8"),
+                 0, t.cell(r, label));
     } else if (k == "mtp1") {
       if (n(gamma) != 1) t.fail(r, "mtp1 drafts one token per step: gamma must be 1");
       auto it =
@@ -130,7 +127,8 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
   out.report["sweep_median_noise_iqr_over_median"] = std::stod(info.at("median_noise"));
   const LinearFit v = fit_with_held_out(verify, "verify", in.sweep_csv, out.report);
 
-  Profile& p = out.profile;
+  ProfileDraft draft;
+  Profile& p = draft.profile;
   p.provenance.source = "measured";
   p.provenance.gpu = info.at("device");
   p.provenance.date = in.date;
@@ -189,19 +187,7 @@ MeasuredFit fit_measured_profile(const MeasuredFitInputs& in) {
     m.tokens_scale_with_gamma = !mtp1;
     m.kv_read_per_pass = !mtp1;
   }
-  // SPS(B) at the sweep's reference shape: decode requests of width 4 at 128 cached tokens, from
-  // the fitted time model's own step time.
-  p.sps.reference = "fitted verify model, decode requests of 4 tokens at 128 cached tokens";
-  const TimeModel fitted(p);
-  const SpsReferenceShape sweep_shape{.verify_tokens_per_request = 4, .context_tokens = 128};
-  for (std::int64_t b : {1, 2, 4, 8, 16, 32, 64}) {
-    p.sps.tokens.push_back(b);
-    p.sps.steps_per_s.push_back(
-        1e9 / static_cast<double>(fitted.verify_time(sps_reference_batch(b, sweep_shape))));
-  }
-  // The `capture` belief's table, as deployed engines profile it (profiles/sps_belief.hpp).
-  p.sps_capture = build_capture_sps(p);
-  p.sps_capture.reference = "fitted " + p.sps_capture.reference;
+  out.profile = finish_profile(std::move(draft));
   return out;
 }
 

@@ -57,7 +57,7 @@ void run_profile_analytic(const ProfileAnalyticOptions& o) {
   const TimeModel model(profile);
   const SpsTable sps(profile.sps, profile.sps.tokens.back());
   const auto step_ms = [&](std::int64_t b) {
-    return sim_time_to_ms(model.verify_time(sps_reference_shape(b)));
+    return sim_time_to_ms(model.verify_time(sps_reference_batch(b, kSpsReferenceShape)));
   };
   std::printf(
       "%s: ANALYTIC%s %s on %s: KV capacity %lld tokens; SPS(1)=%.1f SPS(64)=%.1f SPS(512)=%.1f "

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <utility>
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
@@ -17,6 +18,7 @@
 #include "experiments/validate/silicon_sample.hpp"
 #include "experiments/validate/step_term_fit.hpp"
 #include "experiments/validate/validation_report.hpp"
+#include "profiles/profile_finishing.hpp"
 #include "profiles/profile_io.hpp"
 
 namespace sparksim::cli {
@@ -144,8 +146,10 @@ void run_validate(const ValidateOptions& o) {
     terms.measurements += " (" + o.set + ")";
     std::filesystem::create_directories(o.calibrate_out);
     for (auto& [target, p] : profiles) {
-      p = bare.at(target);
-      p.step_terms = terms;
+      // The step terms are part of verify_time, so the SPS tables are built again with them.
+      ProfileDraft draft = draft_of(bare.at(target));
+      draft.profile.step_terms = terms;
+      p = finish_profile(std::move(draft));
       const std::string out =
           (std::filesystem::path(o.calibrate_out) / (target + ".json")).string();
       write_profile(p, out);

@@ -7,6 +7,7 @@
 
 #include "common/input_error.hpp"
 #include "experiments/validate/benchmark_replay.hpp"
+#include "profiles/profile_finishing.hpp"
 
 namespace sparksim {
 
@@ -142,7 +143,7 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
             (mean_log_ratio(mid) > 0 ? hi : lo) = mid;
           }
         }
-        alone_ms = std::round(0.5 * (lo + hi) * 100) / 100;
+        alone_ms = round_decimals(0.5 * (lo + hi), 2);
         t = with_alone(t, alone_ms);
         fit.log.push_back("round " + std::to_string(round + 1) + ": serial front end " +
                           fixed(alone_ms, 2) + " ms per request taken in alone (ITL p99, " +
@@ -190,7 +191,7 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
           (mean_log_ratio(mid) > 0 ? lo : hi) = mid;
         }
       }
-      request_ms = std::round(0.5 * (lo + hi) * 1000) / 1000;
+      request_ms = round_decimals(0.5 * (lo + hi), 3);
       t = with_request(t, request_ms);
       fit.log.push_back("round " + std::to_string(round + 1) + ": intake " +
                         fixed(t.frontend_batch_ms, 2) + " ms per batch + " +
@@ -214,17 +215,18 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
         const double mid = 0.5 * (lo + hi);
         (mean_log_ratio(mid) > 0 ? lo : hi) = mid;
       }
-      t.large_chunk_scale = std::round(0.5 * (lo + hi) * 1e4) / 1e4;
+      t.large_chunk_scale = round_decimals(0.5 * (lo + hi), 4);
       fit.log.push_back("round " + std::to_string(round + 1) + ": large-chunk scale " +
                         fixed(t.large_chunk_scale, 4) + " past " +
                         std::to_string(t.large_chunk_tokens) + " tokens (" +
                         std::to_string(all_at_once.size()) + " all-at-once cases)");
     }
   }
-  t.per_step_us = std::round(t.per_step_us * 10) / 10;
-  t.per_sequence_us = std::round(t.per_sequence_us * 100) / 100;
-  t.frontend_ms = std::round(t.frontend_ms * 100) / 100;
-  t.frontend_batch_ms = std::round(t.frontend_batch_ms * 1000) / 1000;
+  // Stored at the calibration's resolution by finish_profile (StoredPrecision).
+  Profile rounding;
+  rounding.step_terms = t;
+  round_stored_terms(rounding, StoredPrecision{});
+  t = rounding.step_terms;
   const auto names_of = [](const std::vector<Calibration>& v) {
     std::string out;
     for (const Calibration& c : v) out += (out.empty() ? "" : "; ") + c.benchmark->name;

@@ -2,25 +2,17 @@
 #include "profiles/measured_db/measured_db_profile.hpp"
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "common/input_error.hpp"
 #include "profiles/analytic_profile.hpp"
-#include "profiles/sps_belief.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {
 
 namespace {
-
-double round_to(double x, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, x);
-  return std::strtod(buffer, nullptr);
-}
 
 // Token counts of the dense and head tables: every graph bucket (padded steps land on a point),
 // then the GEMM table's own m grid beyond the last bucket, its m + 1 points included (512, 513,
@@ -93,7 +85,7 @@ DraftTimeModel draft_shape(DrafterFamily f) {
 }
 
 void fit_drafter(const StepComposer& composer, DrafterFamily family, MeasuredDbBuild& build,
-                 std::set<std::string>& outside) {
+                 Profile& p, std::set<std::string>& outside) {
   const int index = static_cast<int>(family);
   DraftTimeModel m = draft_shape(family);
   // Terms: the per-step constant, the per-pass constant (sequential families only: otherwise it
@@ -124,12 +116,11 @@ void fit_drafter(const StepComposer& composer, DrafterFamily family, MeasuredDbB
   }
   const auto [train, held] = d.split_held_out(kHeldOutEvery, 1);
   const LinearFit fit = fit_least_squares(train);
-  m.fixed_us = round_to(fit.coefficient("fixed_us"), 3);
-  m.per_pass_us = m.sequential_in_gamma ? round_to(fit.coefficient("per_pass_us"), 3) : 0;
-  m.per_token_ns = round_to(fit.coefficient("per_token_us") * 1e3, 3);
-  m.kv_read_ns_per_context_token =
-      round_to(fit.coefficient("kv_read_us_per_context_token") * 1e3, 4);
-  build.profile.draft[index] = m;
+  m.fixed_us = fit.coefficient("fixed_us");
+  m.per_pass_us = m.sequential_in_gamma ? fit.coefficient("per_pass_us") : 0;
+  m.per_token_ns = fit.coefficient("per_token_us") * 1e3;
+  m.kv_read_ns_per_context_token = fit.coefficient("kv_read_us_per_context_token") * 1e3;
+  p.draft[index] = m;
   build.draft_fit[index] = fit;
   build.draft_held_out[index] = error_report(fit, held);
 }
@@ -174,11 +165,10 @@ void require_layer_gemm_rows(const KernelDatabase& db, const DenseTargetShape& s
 }
 
 void set_fitted_decode_terms(VerifyTimeModel& v, const LinearFit& fit) {
-  v.fixed_us = round_to(fit.coefficient("fixed_us"), 3);
-  v.per_request_us = round_to(fit.coefficient("per_request_us"), 4);
-  v.kv_read_ns_per_context_token =
-      round_to(fit.coefficient("kv_read_us_per_context_token") * 1e3, 5);
-  v.attention_ns_per_pair = round_to(fit.coefficient("attention_us_per_pair") * 1e3, 6);
+  v.fixed_us = fit.coefficient("fixed_us");
+  v.per_request_us = fit.coefficient("per_request_us");
+  v.kv_read_ns_per_context_token = fit.coefficient("kv_read_us_per_context_token") * 1e3;
+  v.attention_ns_per_pair = fit.coefficient("attention_us_per_pair") * 1e3;
 }
 
 FitErrorReport profile_vs_composition(const Profile& profile, const StepComposer& composer,
@@ -206,11 +196,13 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
       target);
   if (gemm_dtype != "bfloat16") require_layer_gemm_rows(db, shape, deployment.precision);
   MeasuredDbBuild build;
-  Profile& p = build.profile;
-  // Memory, host overhead and the SPS token grid: the analytic generator's (they are not
-  // latencies; profiles/README.md explains each). Everything timed is replaced below.
+  // Memory, host overhead and the graph buckets: the analytic generator's (they are not
+  // latencies; profiles/README.md explains each). Everything timed is replaced below, and stored
+  // at the measured-db precision (the default).
   const std::string gpu_short = gpu.substr(0, gpu.find('-'));
-  p = make_analytic_profile(shapes, gpu_short, target, date, git_sha);
+  ProfileDraft draft;
+  draft.profile = make_analytic_draft(shapes, gpu_short, target, date, git_sha).profile;
+  Profile& p = draft.profile;
   // The replica is tensor_parallel GPUs: their HBM together holds the weights once and every
   // token's KV (each GPU its heads' share), so kv_capacity_tokens() is what each GPU holds, and
   // throughput per GPU divides by p.gpus.
@@ -231,15 +223,15 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
     const KernelLatency head = composer.lm_head(t, shape.vocab);
     outside.insert(layers.outside_grid.begin(), layers.outside_grid.end());
     outside.insert(head.outside_grid.begin(), head.outside_grid.end());
-    v.dense_us.push_back(round_to(layers.ms * 1e3, 3));
-    v.head_us.push_back(round_to(head.ms * 1e3, 3));
+    v.dense_us.push_back(layers.ms * 1e3);
+    v.head_us.push_back(head.ms * 1e3);
   }
   // Tables are measured latencies, not monotone everywhere (tile choices, run-to-run noise):
-  // the least-squares non-decreasing fit keeps "more tokens never cost less".
+  // the least-squares non-decreasing fit (of the tables as stored) keeps "more tokens never cost
+  // less".
+  round_stored_terms(p, draft.precision);
   v.dense_us = nondecreasing_fit(v.dense_us);
   v.head_us = nondecreasing_fit(v.head_us);
-  for (double& x : v.dense_us) x = round_to(x, 3);
-  for (double& x : v.head_us) x = round_to(x, 3);
   // Decode attention on the database's own (batch, step + 1) grid, times the layers: the
   // composition's verify_attention at W = 1, so between grid points the time model interpolates
   // as the reader does.
@@ -260,7 +252,7 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
     for (std::int64_t c : v.decode_attention_context) {
       const KernelLatency k = composer.verify_attention(r, 1, c);
       outside.insert(k.outside_grid.begin(), k.outside_grid.end());
-      row.push_back(round_to(k.ms * 1e3 * static_cast<double>(shape.layers), 3));
+      row.push_back(k.ms * 1e3 * static_cast<double>(shape.layers));
     }
     v.decode_attention_us.push_back(std::move(row));
   }
@@ -268,6 +260,7 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
   v.kv_read_ns_per_context_token = 0;
   v.attention_ns_per_pair = 0;
   v.per_request_us = 0;
+  round_stored_terms(p, draft.precision);  // the fit below sees the tables as stored
 
   // Attention and per-step terms: least squares on composed steps, tables as the known part.
   const std::vector<FidelityPoint> points = fidelity_points(p.kv_capacity_tokens());
@@ -290,47 +283,14 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
   build.verify_fit = fit_least_squares(train);
   const LinearFit& f = build.verify_fit;
   set_fitted_decode_terms(v, f);
-  v.prefill_chunk_us = round_to(f.coefficient("prefill_chunk_us"), 3);
-  v.prefill_attention_ns_per_pair =
-      round_to(f.coefficient("prefill_attention_us_per_pair") * 1e3, 6);
-  v.prefill_token_ns = round_to(f.coefficient("prefill_us_per_token") * 1e3, 4);
+  v.prefill_chunk_us = f.coefficient("prefill_chunk_us");
+  v.prefill_attention_ns_per_pair = f.coefficient("prefill_attention_us_per_pair") * 1e3;
+  v.prefill_token_ns = f.coefficient("prefill_us_per_token") * 1e3;
 
   for (int i = 0; i < kDrafterFamilyCount; ++i) {
     // A family the analytic generator gave no cost (no drafter for this target) gets none.
-    if (p.draft[i]) fit_drafter(composer, static_cast<DrafterFamily>(i), build, outside);
+    if (p.draft[i]) fit_drafter(composer, static_cast<DrafterFamily>(i), build, p, outside);
   }
-
-  // SPS at the analytic generator's reference shape, now from the measured-db time model.
-  {
-    const TimeModel model(p);
-    p.sps.steps_per_s.clear();
-    for (std::int64_t b : p.sps.tokens) {
-      const double ns = static_cast<double>(model.verify_time(sps_reference_shape(b)));
-      p.sps.steps_per_s.push_back(round_to(1e9 / ns, 6));
-    }
-    p.sps.reference =
-        "measured-db verify_time at B verify tokens from ceil(B/4) requests with "
-        "2048 cached context tokens each, no prefill; draft time and host overhead "
-        "excluded";
-    // The `capture` belief's table, as deployed engines profile it (profiles/sps_belief.hpp).
-    p.sps_capture = build_capture_sps(p);
-    p.sps_capture.reference = "measured-db " + p.sps_capture.reference;
-  }
-  // Judge the rounded model, as saved, on both sets.
-  build.verify_train = profile_vs_composition(p, composer, [&] {
-    std::vector<FidelityPoint> t;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (i % kHeldOutEvery != 1) t.push_back(points[i]);
-    }
-    return t;
-  }());
-  build.verify_held_out = profile_vs_composition(p, composer, [&] {
-    std::vector<FidelityPoint> t;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (i % kHeldOutEvery == 1) t.push_back(points[i]);
-    }
-    return t;
-  }());
 
   const DatabaseIdentity& id = db.identity();
   p.provenance.source = "measured-db";
@@ -354,6 +314,24 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
       std::to_string(static_cast<int>(p.host_overhead_us)) +
       " us, assumed) are the analytic generator's. outside_grid lists every extrapolation." +
       deployment_note(deployment);
+  build.profile = finish_profile(std::move(draft));
+  const Profile& finished = build.profile;
+  // Judge the rounded model, as saved, on both sets.
+  build.verify_train = profile_vs_composition(finished, composer, [&] {
+    std::vector<FidelityPoint> t;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (i % kHeldOutEvery != 1) t.push_back(points[i]);
+    }
+    return t;
+  }());
+  build.verify_held_out = profile_vs_composition(finished, composer, [&] {
+    std::vector<FidelityPoint> t;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (i % kHeldOutEvery == 1) t.push_back(points[i]);
+    }
+    return t;
+  }());
+
   return build;
 }
 

@@ -59,7 +59,7 @@ void require_layer_gemm_rows(const KernelDatabase& db, const DenseTargetShape& s
 
 // Sets the decode terms of `v` (fixed_us, per_request_us, KV read and attention per pair) from a
 // verify fit with the columns fixed_us, per_request_us, kv_read_us_per_context_token and
-// attention_us_per_pair, rounded as the profile files store them. The dense and the V4
+// attention_us_per_pair (finish_profile rounds them as the files store them). The dense and the V4
 // generators both fit these columns.
 void set_fitted_decode_terms(VerifyTimeModel& v, const LinearFit& fit);
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <set>
+#include <utility>
 
 #include "profiles/analytic_profile.hpp"
 #include "profiles/fit/design_matrix.hpp"
@@ -23,17 +23,6 @@ namespace {
 
 constexpr std::size_t kHeldOut = 4;         // every 4th point (offset 1) is held out
 constexpr std::int64_t kShortestCache = 1;  // the dense table: attention at its shortest row
-
-double round_to(double x, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, x);
-  return std::strtod(buffer, nullptr);
-}
-
-std::int64_t padded(const std::vector<std::int64_t>& buckets, std::int64_t tokens) {
-  const auto it = std::lower_bound(buckets.begin(), buckets.end(), tokens);
-  return it == buckets.end() ? tokens : *it;
-}
 
 struct VerifyPoint {
   std::int64_t requests, width, cached;
@@ -74,7 +63,7 @@ FitErrorReport judge(const Profile& p, const MoeStepComposer& composer,
   std::vector<double> predicted;
   for (const VerifyPoint& v : points) {
     const BatchShape b = shape_of(v);
-    const std::int64_t tokens = padded(p.verify.graph_buckets, b.verify_tokens);
+    const std::int64_t tokens = pad_to_graph_bucket(p.verify.graph_buckets, b.verify_tokens);
     d.add({}, composer.step(tokens, v.cached).total_ms * 1e3, v.region, 0, label(v));
     predicted.push_back(static_cast<double>(model.verify_time(b)) * 1e-3);
   }
@@ -118,8 +107,10 @@ MoeMeasuredDbBuild make_moe_measured_db_profile(const MoeTarget& target, const M
   analytic.two_batch_overlap = options.two_batch_overlap;
   analytic.planned_requests = options.planned_requests;
   MoeMeasuredDbBuild build;
-  Profile& p = build.profile;
-  p = make_moe_profile(target, gpu, topology, analytic, date, git_sha);
+  // Timed terms are stored at the measured-db precision (the default), not the step model's.
+  ProfileDraft draft =
+      moe_draft(make_moe_draft(target, gpu, topology, analytic, date, git_sha).profile);
+  Profile& p = draft.profile;
   std::set<std::string> outside;
 
   VerifyTimeModel& v = p.verify;
@@ -127,8 +118,9 @@ MoeMeasuredDbBuild make_moe_measured_db_profile(const MoeTarget& target, const M
   for (std::int64_t t : v.dense_tokens) {
     const ComposedMoeStep s = composer.step(t, kShortestCache);
     outside.insert(s.outside_grid.begin(), s.outside_grid.end());
-    v.dense_us.push_back(round_to(s.total_ms * 1e3, 3));
+    v.dense_us.push_back(s.total_ms * 1e3);
   }
+  round_stored_terms(p, draft.precision);  // lifted, and fitted against, as stored
   // Measured neighbours are not always monotone (run-to-run noise, the database's caveat): more
   // tokens never cost less.
   for (std::size_t i = 1; i < v.dense_us.size(); ++i) {
@@ -145,7 +137,8 @@ MoeMeasuredDbBuild make_moe_measured_db_profile(const MoeTarget& target, const M
       {"fixed_us", "per_request_us", "kv_read_us_per_context_token", "attention_us_per_pair"});
   for (const VerifyPoint& vp : points) {
     const BatchShape b = shape_of(vp);
-    const ComposedMoeStep s = composer.step(padded(v.graph_buckets, b.verify_tokens), vp.cached);
+    const ComposedMoeStep s =
+        composer.step(pad_to_graph_bucket(v.graph_buckets, b.verify_tokens), vp.cached);
     outside.insert(s.outside_grid.begin(), s.outside_grid.end());
     d.add(
         {1.0, static_cast<double>(b.decode_requests), static_cast<double>(b.decode_context_tokens),
@@ -163,16 +156,18 @@ MoeMeasuredDbBuild make_moe_measured_db_profile(const MoeTarget& target, const M
     outside.insert(s.outside_grid.begin(), s.outside_grid.end());
     return s.total_ms * 1e3;
   });
-  set_moe_sps(p, "measured-db");
 
+  // Judged as stored (rounded); the held-out error goes into the notes.
+  Profile stored = p;
+  round_stored_terms(stored, draft.precision);
   std::vector<VerifyPoint> fitted, held_out;
   for (std::size_t i = 0; i < points.size(); ++i) {
     (i % kHeldOut == 1 ? held_out : fitted).push_back(points[i]);
   }
-  build.verify_train = judge(p, composer, fitted);
-  build.verify_held_out = judge(p, composer, held_out);
-  build.draft_mtp1 = judge_draft(p, composer, DrafterFamily::kMtp1, 1);
-  build.draft_dspark5 = judge_draft(p, composer, DrafterFamily::kDspark, 5);
+  build.verify_train = judge(stored, composer, fitted);
+  build.verify_held_out = judge(stored, composer, held_out);
+  build.draft_mtp1 = judge_draft(stored, composer, DrafterFamily::kMtp1, 1);
+  build.draft_dspark5 = judge_draft(stored, composer, DrafterFamily::kDspark, 5);
 
   const DatabaseIdentity& id = tables.identity();
   p.provenance.source = "measured-db";
@@ -206,6 +201,7 @@ MoeMeasuredDbBuild make_moe_measured_db_profile(const MoeTarget& target, const M
       "step time: norms, sampling, embedding, the Markov head's softmax. Memory and "
       "host_overhead_us are the analytic MoE profile's. outside_grid lists every extrapolation "
       "and substitution.";
+  build.profile = finish_profile(std::move(draft));
   return build;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/input_error.hpp"
+#include "profiles/graph_padding.hpp"
 
 namespace sparksim {
 
@@ -78,8 +79,7 @@ StepComposer::StepComposer(const KernelDatabase& db, DenseTargetShape shape,
 }
 
 std::int64_t StepComposer::pad(std::int64_t tokens) const {
-  if (buckets_.empty() || tokens > buckets_.back()) return tokens;
-  return *std::lower_bound(buckets_.begin(), buckets_.end(), tokens);
+  return pad_to_graph_bucket(buckets_, tokens);
 }
 
 KernelLatency StepComposer::layer_gemms(std::int64_t tokens) const {

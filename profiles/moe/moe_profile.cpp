@@ -8,10 +8,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "profiles/analytic_profile.hpp"
 #include "profiles/moe/moe_step_model.hpp"
-#include "profiles/sps_belief.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {
@@ -22,11 +22,9 @@ constexpr std::int64_t kMaxGraphBucket = 512;  // the DeepEP per-rank token cap 
 constexpr std::int64_t kMaxDenseTokens = 8192;
 constexpr std::int64_t kSecantRequests = 256;
 constexpr int kFitGamma = 5;  // DSpark-5, the production drafter on V4
-
-double rounded(double x, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(x * scale) / scale;
-}
+// The `capture` belief's shape (profiles/sps_belief.hpp) at DSpark-5's γ + 1 verify tokens per
+// request: the drafter V4 serves.
+constexpr std::int64_t kCaptureVerifyTokens = kFitGamma + 1;
 
 std::string gb(double bytes) {
   char buffer[32];
@@ -48,14 +46,14 @@ void set_moe_draft_models(Profile& p, const MoeDraftUs& draft_us) {
     DraftTimeModel& m = p.draft[i].emplace();
     if (family == DrafterFamily::kMtp1) {
       const auto [fixed, per] = secant(family, 1, 1);
-      m = {rounded(fixed, 3), 0, rounded(per * 1e3, 3), false, false, 0, false};
+      m = {fixed, 0, per * 1e3, false, false, 0, false};
     } else if (family == DrafterFamily::kEagle3) {
       const auto [fixed, per] = secant(DrafterFamily::kMtp1, 1, 1);  // one pass = one MTP layer
-      m = {0, rounded(fixed, 3), rounded(per * 1e3, 3), true, true, 0, false};
+      m = {0, fixed, per * 1e3, true, true, 0, false};
     } else {
       const auto [fixed, per] = secant(DrafterFamily::kDflash, kFitGamma, kFitGamma);
       if (family == DrafterFamily::kDflash) {
-        m = {rounded(fixed, 3), 0, rounded(per * 1e3, 3), false, true, 0, false};
+        m = {fixed, 0, per * 1e3, false, true, 0, false};
       } else {
         // Markov passes: (dspark − dflash) / γ = pass(R), linear in R.
         const double d1 =
@@ -65,60 +63,44 @@ void set_moe_draft_models(Profile& p, const MoeDraftUs& draft_us) {
                            draft_us(DrafterFamily::kDflash, kSecantRequests, kFitGamma)) /
                           kFitGamma;
         const double pass_per_request = (dn - d1) / (kSecantRequests - 1);
-        m = {rounded(fixed, 3),
-             rounded(d1 - pass_per_request, 3),
-             rounded((per + pass_per_request) * 1e3, 3),
-             true,
-             true,
-             0,
-             false};
+        m = {fixed, d1 - pass_per_request, (per + pass_per_request) * 1e3, true, true, 0, false};
       }
     }
   }
 }
 
-void set_moe_sps(Profile& p, const std::string& source) {
-  p.sps.tokens = {1};
-  for (std::int64_t b : p.verify.graph_buckets) {
-    if (b > 1) p.sps.tokens.push_back(b);
-  }
-  for (std::int64_t t = 1024; t <= 4096; t *= 2) p.sps.tokens.push_back(t);
-  p.sps.reference = source +
-                    " verify_time at B verify tokens from ceil(B/4) requests with 2048 cached "
-                    "context tokens each, no prefill; draft time and host overhead excluded";
-  p.sps.steps_per_s.clear();
-  {
-    const TimeModel time_model(p);
-    for (std::int64_t b : p.sps.tokens) {
-      const double ns = static_cast<double>(time_model.verify_time(sps_reference_shape(b)));
-      p.sps.steps_per_s.push_back(rounded(1e9 / ns, 6));
-    }
-  }
-  // The `capture` belief's table (profiles/sps_belief.hpp), at DSpark-5's γ + 1 verify tokens
-  // per request: the drafter V4 serves.
-  SpsCaptureShape capture;
-  capture.verify_tokens_per_request = 6;
-  p.sps_capture = build_capture_sps(p, capture);
-  p.sps_capture.reference = source + " " + p.sps_capture.reference;
+ProfileDraft moe_draft(Profile terms) {
+  ProfileDraft draft;
+  draft.profile = std::move(terms);
+  draft.capture.verify_tokens_per_request = kCaptureVerifyTokens;
+  return draft;
 }
 
 Profile make_moe_profile(const MoeTarget& target, const MoeGpu& gpu,
                          const ReplicaTopology& topology, const MoeStepOptions& options,
                          const std::string& date, const std::string& git_sha) {
+  return finish_profile(make_moe_draft(target, gpu, topology, options, date, git_sha));
+}
+
+ProfileDraft make_moe_draft(const MoeTarget& target, const MoeGpu& gpu,
+                            const ReplicaTopology& topology, const MoeStepOptions& options,
+                            const std::string& date, const std::string& git_sha) {
   require_fits(target, gpu, topology, options.planned_requests, 1);
   const MoeStepModel model(target, gpu, topology, options);
   const GpuMemory memory = gpu_memory(target, gpu, topology, options.planned_requests);
   // dep: one attention rank = one GPU is the simulated unit; tp: the whole replica.
   const int unit = topology.attention == AttentionParallel::kData ? 1 : topology.gpus;
 
-  Profile p;
+  ProfileDraft draft = moe_draft({});
+  draft.precision.attention_ns_per_pair = 4;  // the step model's fitted rate means no more
+  Profile& p = draft.profile;
   p.target = target.name;
   p.gpus = unit;
   p.hbm_bytes = gpu.hbm_bytes * unit;
   p.memory_utilization = 0.9;
   p.weights_bytes = std::ceil(memory.weights() * unit);
   p.reserved_bytes = std::ceil(memory.window_reserve_bytes * unit);
-  p.kv_bytes_per_token = rounded(target.kv_bytes_per_token() * unit, 3);
+  p.kv_bytes_per_token = target.kv_bytes_per_token() * unit;
   p.host_overhead_us = 150;
 
   VerifyTimeModel& v = p.verify;
@@ -126,15 +108,14 @@ Profile make_moe_profile(const MoeTarget& target, const MoeGpu& gpu,
   v.graph_buckets = vllm_graph_buckets(kMaxGraphBucket);
   v.dense_tokens = v.graph_buckets;
   for (std::int64_t t = 1024; t <= kMaxDenseTokens; t *= 2) v.dense_tokens.push_back(t);
-  for (std::int64_t t : v.dense_tokens) v.dense_us.push_back(rounded(model.token_part_us(t), 3));
+  for (std::int64_t t : v.dense_tokens) v.dense_us.push_back(model.token_part_us(t));
   v.kv_read_ns_per_context_token = 0;  // the fits found no per-context-token term (docs/moe.md)
-  v.attention_ns_per_pair = rounded(model.ns_per_pair(), 4);
-  v.per_request_us = rounded(model.per_request_us(), 4);
+  v.attention_ns_per_pair = model.ns_per_pair();
+  v.per_request_us = model.per_request_us();
 
   set_moe_draft_models(p, [&](DrafterFamily f, std::int64_t requests, int gamma) {
     return model.draft_us(f, requests, gamma);
   });
-  set_moe_sps(p, "analytic");
 
   p.provenance.source = "analytic";
   p.provenance.gpu = gpu.name;
@@ -160,7 +141,7 @@ Profile make_moe_profile(const MoeTarget& target, const MoeGpu& gpu,
       ". Attention and mHC terms are least-squares fits to aiconfigurator's measured vLLM 0.24.0 "
       "tables, the all-to-all a fit to its DeepEP rows; experts, head and sampling are rooflines "
       "(docs/moe.md).";
-  return p;
+  return draft;
 }
 
 }  // namespace sparksim

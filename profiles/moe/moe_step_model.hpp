@@ -15,6 +15,7 @@
 #include "profiles/moe/moe_target.hpp"
 #include "profiles/moe/replica_topology.hpp"
 #include "profiles/profile.hpp"
+#include "profiles/profile_finishing.hpp"
 
 namespace sparksim {
 
@@ -86,6 +87,10 @@ class MoeStepModel {
 Profile make_moe_profile(const MoeTarget& target, const MoeGpu& gpu,
                          const ReplicaTopology& topology, const MoeStepOptions& options,
                          const std::string& date, const std::string& git_sha);
+// The same before finish_profile() (what the measured-db V4 generator starts from).
+ProfileDraft make_moe_draft(const MoeTarget& target, const MoeGpu& gpu,
+                            const ReplicaTopology& topology, const MoeStepOptions& options,
+                            const std::string& date, const std::string& git_sha);
 
 inline constexpr const char* kMoeTool = "sparksim profile-moe (v4 step model r1)";
 

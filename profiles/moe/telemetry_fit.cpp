@@ -7,12 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "common/input_error.hpp"
 #include "profiles/analytic_profile.hpp"
 #include "profiles/fit/least_squares_fit.hpp"
 #include "profiles/moe/moe_target.hpp"
-#include "profiles/sps_belief.hpp"
+#include "profiles/profile_finishing.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {
@@ -22,11 +23,6 @@ namespace {
 double saturation(double verify_tokens, double group, const MoeTarget& t) {
   return 1.0 -
          std::pow(1.0 - static_cast<double>(t.top_k) / t.routed_experts, group * verify_tokens);
-}
-
-double rounded(double x, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(x * scale) / scale;
 }
 
 }  // namespace
@@ -124,16 +120,18 @@ Profile make_telemetry_profile(const TelemetryCurve& curve, const TelemetryFit& 
                          " us at one token); check that throughput rises with concurrency");
   }
 
-  Profile p = reference;
+  ProfileDraft draft = draft_of(reference);
+  Profile& p = draft.profile;
   p.path.clear();
   for (std::optional<DraftTimeModel>& family : p.draft) {
     if (!family) continue;  // no cost in the reference, none in the fit
     DraftTimeModel& m = *family;
-    m.fixed_us = rounded(m.fixed_us * scale, 3);
-    m.per_pass_us = rounded(m.per_pass_us * scale, 3);
-    m.per_token_ns = rounded(m.per_token_ns * scale, 3);
-    m.kv_read_ns_per_context_token = rounded(m.kv_read_ns_per_context_token * scale, 4);
+    m.fixed_us *= scale;
+    m.per_pass_us *= scale;
+    m.per_token_ns *= scale;
+    m.kv_read_ns_per_context_token *= scale;
   }
+  round_stored_terms(p, draft.precision);  // the verify split below uses MTP-1 as stored
   const DraftTimeModel& d = *p.draft[static_cast<int>(DrafterFamily::kMtp1)];
   VerifyTimeModel& v = p.verify;
   // No CUDA-graph padding: the measured curve already holds whatever padding the deployment has,
@@ -149,31 +147,16 @@ Profile make_telemetry_profile(const TelemetryCurve& curve, const TelemetryFit& 
     // verify(B) = whole(B) − draft(B / 2): MTP-1 verifies two tokens per request.
     const double draft_us = d.fixed_us + d.per_token_ns * 1e-3 * static_cast<double>(b) / 2.0;
     const double us = std::max(previous, whole_step_us(static_cast<double>(b)) - draft_us);
-    v.dense_us.push_back(rounded(us, 3));
+    v.dense_us.push_back(round_decimals(us, draft.precision.table_us));
     previous = v.dense_us.back();
   }
-  p.sps.steps_per_s.clear();
-  {
-    const TimeModel model(p);
-    for (std::int64_t b : p.sps.tokens) {
-      p.sps.steps_per_s.push_back(
-          rounded(1e9 / static_cast<double>(model.verify_time(sps_reference_shape(b))), 6));
-    }
-  }
-  p.sps.reference =
-      "telemetry-fitted verify_time at B verify tokens from ceil(B/4) requests "
-      "(no context terms); draft time and host overhead excluded";
-  // The `capture` belief's table (profiles/sps_belief.hpp), at DSpark-5's γ + 1 verify tokens
-  // per request: the drafter V4 serves.
-  SpsCaptureShape capture;
-  capture.verify_tokens_per_request = 6;
-  p.sps_capture = build_capture_sps(p, capture);
-  p.sps_capture.reference = "telemetry-fitted " + p.sps_capture.reference;
   double worst = 0;
   for (std::size_t i = 0; i < fit.step_ms.size(); ++i) {
     if (!fit.fitted[i]) continue;
     worst = std::max(worst, std::abs(fit.fitted_ms[i] / fit.step_ms[i] - 1.0));
   }
+  p.provenance = Provenance{};  // nothing of the reference's provenance but its GPU
+  p.provenance.gpu = reference.provenance.gpu;
   p.provenance.source = "telemetry";
   p.provenance.date = date;
   p.provenance.tool = kTelemetryTool;
@@ -181,17 +164,18 @@ Profile make_telemetry_profile(const TelemetryCurve& curve, const TelemetryFit& 
   p.provenance.notes =
       "Fitted to a deployment's measured MTP-1 curve (" + curve.path + "; " + curve.source +
       "). ONE GPU (attention data-parallel rank). Whole MTP-1 step T(B=2C) = " +
-      format_number(rounded(fit.fixed_us, 1)) + " us + " +
-      format_number(rounded(fit.per_token_us, 3)) + " us/token + " +
-      format_number(rounded(fit.expert_stream_us, 1)) + " us x (1 - (1 - k/E)^(" +
+      format_number(round_decimals(fit.fixed_us, 1)) + " us + " +
+      format_number(round_decimals(fit.per_token_us, 3)) + " us/token + " +
+      format_number(round_decimals(fit.expert_stream_us, 1)) + " us x (1 - (1 - k/E)^(" +
       format_number(fit.routing_group) + " B)), tau " + format_number(fit.tokens_per_step) +
-      "; largest step-time fit error " + format_number(rounded(worst * 100, 2)) +
+      "; largest step-time fit error " + format_number(round_decimals(worst * 100, 2)) +
       "%. No context terms (the telemetry gives no context lengths). Memory and drafter shapes "
       "from the reference " +
       reference.provenance.gpu + " analytic profile (" +
       reference.provenance.notes.substr(0, reference.provenance.notes.find(';')) +
-      "), drafters scaled by " + format_number(rounded(scale, 4)) + " (fitted / analytic step).";
-  return p;
+      "), drafters scaled by " + format_number(round_decimals(scale, 4)) +
+      " (fitted / analytic step).";
+  return finish_profile(std::move(draft));
 }
 
 }  // namespace sparksim

@@ -107,11 +107,13 @@ TEST_CASE(
   CHECK_FALSE(p.draft[static_cast<int>(DrafterFamily::kDflash)].has_value());
   CHECK_THAT(p.provenance.notes,
              Catch::Contains("Not measured (not in the profile): dflash (not in the sweep)."));
-  // SPS(B) at ceil(B/4) requests with 128 cached tokens each, by hand from the generator: B = 8 is
-  // 2 requests, 50 + 3*8 + 0.02*256 + 0.005*1024 = 84.24 us.
-  REQUIRE(p.sps.tokens.size() >= 4);
-  CHECK(p.sps.tokens[3] == 8);
-  CHECK(p.sps.steps_per_s[3] == Approx(1e6 / 84.24).epsilon(1e-4));
+  // SPS(B) at the one reference shape, ceil(B/4) requests with 2048 cached tokens each, by hand
+  // from the generator (no graph buckets: points 1, 64, 128, ...): B = 64 is 16 requests,
+  // 50 + 3*64 + 0.02*16*2048 + 0.005*64*2048 = 1552.72 us.
+  REQUIRE(p.sps.tokens.size() >= 2);
+  CHECK(p.sps.tokens[1] == 64);
+  CHECK(p.sps.steps_per_s[1] == Approx(1e6 / 1552.72).epsilon(1e-4));
+  CHECK(p.sps.tokens.back() == 8192);
   // The written profile loads back through the normal loader.
   write_profile(p, (dir / "profile.json").string());
   const Profile loaded = load_profile((dir / "profile.json").string());
@@ -143,7 +145,8 @@ TEST_CASE("calibrate kernels-fit refuses an mtp1 row drafting more than one toke
   sweep += "mtp1,m,2,2,0,0,40,0,0,30,0.01,3\n";
   write(dir / "sweep.csv", sweep);
   write(dir / "info.txt", kInfo);
-  MeasuredFitInputs in{(dir / "sweep.csv").string(), (dir / "info.txt").string(), "", "", ""};
+  MeasuredFitInputs in{(dir / "sweep.csv").string(), (dir / "info.txt").string(), "", "2026-11-25",
+                       ""};
   const auto line = std::count(sweep.begin(), sweep.end(), '\n');
   CHECK_THROWS_WITH(fit_measured_profile(in), Catch::Contains((dir / "sweep.csv").string() + ":" +
                                                               std::to_string(line) + ":") &&
@@ -157,7 +160,8 @@ TEST_CASE(
   sweep += "dflash,f,1,2,0,0,40,0,0,30,0.01,3\ndflash,f,2,2,0,0,80,0,0,40,0.01,3\n";
   write(dir / "sweep.csv", sweep);
   write(dir / "info.txt", kInfo);
-  MeasuredFitInputs in{(dir / "sweep.csv").string(), (dir / "info.txt").string(), "", "", ""};
+  MeasuredFitInputs in{(dir / "sweep.csv").string(), (dir / "info.txt").string(), "", "2026-11-25",
+                       ""};
   const MeasuredFit fit = fit_measured_profile(in);
   CHECK_FALSE(fit.profile.draft[static_cast<int>(DrafterFamily::kDflash)].has_value());
   CHECK(fit.profile.draft[static_cast<int>(DrafterFamily::kDspark)].has_value());

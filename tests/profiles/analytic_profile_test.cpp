@@ -187,7 +187,7 @@ TEST_CASE("the json overload and graph buckets") {
   CHECK(buckets.size() == 3 + 64);
   CHECK(buckets[3] == 8);
   CHECK(buckets.back() == 512);
-  const BatchShape s = sps_reference_shape(9);
+  const BatchShape s = sps_reference_batch(9, kSpsReferenceShape);
   CHECK(s.decode_requests == 3);
   CHECK(s.decode_context_tokens == 3 * 2048);
   CHECK(s.verify_attention_pairs == 9 * 2048);

@@ -1,14 +1,14 @@
 // Conformance over every committed profile (every *.json under profiles/ whose schema is a
 // profile's), the way tests/policies checks every policy: verify_terms adds up to verify_time on a
 // grid of batch shapes, the stored SPS tables equal a fresh build_sps_tables() from the profile's
-// own verify model, label and provenance are present, and load -> write -> load round-trips (the
+// own verify model at the one reference shape, finishing a finished profile again changes
+// nothing, label and provenance are present, and load -> write -> load round-trips (the
 // file on disk being exactly what the writer writes). The term sum is first checked on a
 // hand-worked shape, so the grid's oracle is not the code itself.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +18,7 @@
 
 #include "profile_fixture.hpp"
 #include "profiles/measured_db/fidelity_points.hpp"
+#include "profiles/profile_finishing.hpp"
 #include "profiles/profile_io.hpp"
 #include "profiles/sps_belief.hpp"
 #include "profiles/time_model.hpp"
@@ -54,44 +55,6 @@ Profile load_committed(const std::string& rel) {
   return load_profile(std::string(SPARKSIM_SOURCE_DIR) + "/" + rel);
 }
 
-// Why a committed profile's stored SPS tables differ from a fresh build_sps_tables() (issue 31
-// part 1: the producers are not yet on one finishing step). Each kind has its own check, so a
-// listed profile must still differ for the stated reason, and a regenerated one must leave the
-// list.
-enum class SpsDefect {
-  // `sparksim validate --calibrate-out` added step_terms to a finished profile and kept its
-  // tables: they equal a rebuild from the same profile without the step terms.
-  kBuiltBeforeStepTerms,
-  // The MoE composers (moe_profile.cpp set_moe_sps, measured_db_profile.cpp, telemetry_fit.cpp)
-  // tabulate the reference table by hand at 1, the graph buckets and 1024..4096 (no bucket + 1
-  // points, so linear interpolation smooths the padding staircase): the capture table equals a
-  // rebuild, and the reference table's values are the reference shape's at those points.
-  kHandPickedReferencePoints,
-};
-
-const std::map<std::string, SpsDefect>& known_sps_differences() {
-  using enum SpsDefect;
-  static const std::map<std::string, SpsDefect> known = {
-      {"profiles/calibrated/h100/qwen3-14b.json", kBuiltBeforeStepTerms},
-      {"profiles/calibrated/h100/qwen3-8b.json", kBuiltBeforeStepTerms},
-      {"profiles/calibrated/measured-db/h100-sxm/qwen3-14b.json", kBuiltBeforeStepTerms},
-      {"profiles/calibrated/measured-db/h100-sxm/qwen3-8b.json", kBuiltBeforeStepTerms},
-      {"profiles/measured-db/h100-sxm/deepseek-v4-flash-dep16-fp8.json",
-       kHandPickedReferencePoints},
-      {"profiles/measured-db/h100-sxm/deepseek-v4-flash-dep8-fp8.json", kHandPickedReferencePoints},
-      {"profiles/measured-db/h200-sxm/deepseek-v4-flash-dep16-fp8.json",
-       kHandPickedReferencePoints},
-      {"profiles/measured-db/h200-sxm/deepseek-v4-flash-dep8-fp8.json", kHandPickedReferencePoints},
-      {"profiles/measured-db/h200-sxm/deepseek-v4-pro-dep32-fp8.json", kHandPickedReferencePoints},
-      {"profiles/moe-analytic/h100/deepseek-v4-flash-dep8-fp8.json", kHandPickedReferencePoints},
-      {"profiles/moe-analytic/h200/deepseek-v4-flash-dep8-fp8.json", kHandPickedReferencePoints},
-      {"profiles/moe-analytic/h200/deepseek-v4-pro-dep32-fp8.json", kHandPickedReferencePoints},
-      {"profiles/telemetry/deepseek-v4-flash.json", kHandPickedReferencePoints},
-      {"profiles/telemetry/deepseek-v4-pro.json", kHandPickedReferencePoints},
-  };
-  return known;
-}
-
 // Points equal: same B and the same SPS at each, exactly (a file stores doubles to the last bit).
 bool same_points(const SpsPoints& a, const SpsPoints& b, std::string& why) {
   if (a.tokens != b.tokens) {
@@ -112,11 +75,11 @@ bool same_points(const SpsPoints& a, const SpsPoints& b, std::string& why) {
   return true;
 }
 
-// The shapes the stored tables say they were built at: the reference table's B runs up to its
-// last point, the capture table's up to 256 requests (its limit) of B / 256 tokens each.
-SpsTableShapes stored_shapes(const Profile& p) {
+// The shapes every profile's tables are built at: the one reference shape (whatever the profile
+// kind), and the capture shape the stored capture table says (256 requests of B / 256 tokens).
+SpsTableShapes expected_shapes(const Profile& p) {
   SpsTableShapes s;
-  s.reference.max_tokens = p.sps.tokens.back();
+  s.reference = kSpsReferenceShape;
   s.capture.verify_tokens_per_request = p.sps_capture.tokens.back() / s.capture.max_requests;
   return s;
 }
@@ -190,10 +153,6 @@ TEST_CASE("the committed profiles are found") {
     CHECK(std::any_of(all.begin(), all.end(),
                       [&](const std::string& f) { return f.rfind(family, 0) == 0; }));
   }
-  for (const auto& [file, defect] : known_sps_differences()) {
-    INFO(file << " is listed as a known SPS difference but is not a committed profile");
-    CHECK(std::find(all.begin(), all.end(), file) != all.end());
-  }
 }
 
 TEST_CASE("every committed profile: the terms add up to verify_time on a grid of shapes") {
@@ -226,40 +185,31 @@ TEST_CASE("every committed profile: the terms add up to verify_time on a grid of
 }
 
 TEST_CASE("every committed profile: stored SPS tables equal a fresh build_sps_tables()") {
-  const auto& known = known_sps_differences();
   for (const std::string& file : committed_profiles()) {
     const Profile p = load_committed(file);
-    const SpsTableShapes shapes = stored_shapes(p);
+    const SpsTableShapes shapes = expected_shapes(p);
     const SpsTables fresh = build_sps_tables(p, shapes);
     std::string why_ref, why_cap;
     const bool ref_same = same_points(p.sps, fresh.reference, why_ref);
     const bool cap_same = same_points(p.sps_capture, fresh.capture, why_cap);
     INFO(file << ": reference: " << (ref_same ? "same" : why_ref)
               << "; capture: " << (cap_same ? "same" : why_cap));
-    const auto listed = known.find(file);
-    if (listed == known.end()) {
-      CHECK(ref_same);
-      CHECK(cap_same);
-      continue;
-    }
-    CHECK_FALSE((ref_same && cap_same));  // fixed: take it off the list
-    if (listed->second == SpsDefect::kBuiltBeforeStepTerms) {
-      REQUIRE(p.step_terms.present);
-      Profile without = p;
-      without.step_terms = StepTerms{};
-      const SpsTables before = build_sps_tables(without, shapes);
-      CHECK(same_points(p.sps, before.reference, why_ref));
-      CHECK(same_points(p.sps_capture, before.capture, why_cap));
-    } else {
-      CHECK(cap_same);
-      const TimeModel m(p);
-      for (std::size_t i = 0; i < p.sps.tokens.size(); ++i) {
-        const auto ns = static_cast<double>(
-            m.verify_time(sps_reference_batch(p.sps.tokens[i], shapes.reference)));
-        INFO("B = " << p.sps.tokens[i]);
-        CHECK(p.sps.steps_per_s[i] == Approx(1e9 / ns).margin(1e-6));
-      }
-    }
+    CHECK(ref_same);
+    CHECK(cap_same);
+    // The reference table runs to the one shape's last B, and its text records that shape.
+    CHECK(p.sps.tokens.back() == kSpsReferenceShape.max_tokens);
+    CHECK(p.sps.reference == p.provenance.source + " " + fresh.reference.reference);
+  }
+}
+
+TEST_CASE("every committed profile is what the finishing step makes of it") {
+  // finish_profile() is idempotent on a finished profile: its terms are already rounded as stored,
+  // and its tables and texts are what the one finishing step builds. A hand-finished profile
+  // (tables from elsewhere, a term with more decimals than stored) would fail here.
+  for (const std::string& file : committed_profiles()) {
+    const Profile p = load_committed(file);
+    INFO(file);
+    CHECK(format_profile(finish_profile(draft_of(p))) == format_profile(p));
   }
 }
 
