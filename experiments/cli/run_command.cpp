@@ -41,7 +41,7 @@ void add_run_command(CLI::App& app) {
   CLI::App* run = app.add_subcommand("run", "simulate one workload on one serving replica");
   RunOptions& o = *options;
   add_workload_options(*run, o, ClosedLoop::kAllowed);
-  add_profile_option(*run, o, "profile JSON (profiles/analytic/h100/qwen3-8b.json)");
+  add_profile_option(*run, o, "profile JSON (profiles/analytic/h100-sxm/qwen3-8b.json)");
   add_system_options(*run, o);
   add_acceptance_options(*run, o);
   run->add_option("--write-acceptance-log", o.write_acceptance_log,

@@ -14,7 +14,7 @@ namespace {
 // 400 code requests (long prompts) squeezed into about 4 seconds: far more than one replica.
 const std::string kWorkload =
     "--trace traces/azure_code_2023.csv --max-requests 400 --rate-scale 40 "
-    "--profile profiles/analytic/h100/qwen3-8b.json --jobs 2 ";
+    "--profile profiles/analytic/h100-sxm/qwen3-8b.json --jobs 2 ";
 }  // namespace
 
 TEST_CASE("plan finds the fewest replicas meeting the SLO, per policy") {
