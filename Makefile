@@ -72,8 +72,8 @@ calibrate-validate: build
 	$(SPARKSIM) validate --set $(VALIDATE_SET) --profiles profiles/measured-db/h100-sxm \
 	  --calibrate-out $(CALIBRATED_PROFILES) --json $(VALIDATE_OUT)/calibrate-measured-db.json \
 	  || [ $$? -eq 3 ]
-	$(SPARKSIM) validate --set $(VALIDATE_SET) --profiles profiles/analytic/h100 \
-	  --calibrate-out profiles/calibrated/h100 --json $(VALIDATE_OUT)/calibrate-analytic.json \
+	$(SPARKSIM) validate --set $(VALIDATE_SET) --profiles profiles/analytic/h100-sxm \
+	  --calibrate-out profiles/calibrated/h100-sxm --json $(VALIDATE_OUT)/calibrate-analytic.json \
 	  || [ $$? -eq 3 ]
 
 # What CI runs (.ci/run): formatting, the whole suite on the Release build, then the whole suite

@@ -12,7 +12,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 /usr/bin/time -v "$bin" run \
   --synthetic "rate=$rate,prompt=lognormal:100:0.5,output=lognormal:10:0.5,domain=math/code/chat,duration_s=$duration" \
-  --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --policy async-topk \
+  --profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7 --policy async-topk \
   --seed 1 --out "$out/run" --quiet 2> "$out/time.txt"
 python3 - "$out/run/summary.json" "$out/time.txt" "$out/run/requests.csv" <<'PY'
 import json, os, re, sys

@@ -11,7 +11,7 @@ trap 'rm -rf "$out"' EXIT
 pin=()
 if command -v taskset >/dev/null; then pin=(taskset -c 0); fi
 common=(--trace traces/azure_conv_2023.csv --rate-scale 64 --replicas 64
-        --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --policy static:k=3
+        --profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7 --policy static:k=3
         --seed 1 --quiet)
 run() {
   local label=$1; shift

@@ -24,7 +24,7 @@ duration=${DURATION_S:-600}
 read -r -a cases <<<"${CASES:-fleet-1000 fleet-64 replay-1}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-profile=profiles/analytic/h100/qwen3-8b.json
+profile=profiles/analytic/h100-sxm/qwen3-8b.json
 
 fleet_args() {  # replicas
   local rate=$1

@@ -19,7 +19,7 @@ trap 'rm -rf "$out"' EXIT
 printf '%-12s %14s %10s %12s %12s\n' policy request_steps run_Ir/step total_Ir/step run_Ir
 for policy in "${policies[@]}"; do
   valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$binary" run \
-    --trace traces/azure_conv_2023.csv --profile "${PROFILE:-profiles/analytic/h100/qwen3-8b.json}" \
+    --trace traces/azure_conv_2023.csv --profile "${PROFILE:-profiles/analytic/h100-sxm/qwen3-8b.json}" \
     --drafter dspark-7 --policy "$policy" --seed 1 --out "$out/run" --quiet "${args[@]}" \
     2>"$out/valgrind.log"
   steps=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["request_steps"])' \

@@ -24,7 +24,7 @@ for repeat in $(seq "${REPEATS:-3}"); do
   for policy in "${policies[@]}"; do
     rm -f "$out/cpu"
     "${timer[@]}" "$bin" run --trace traces/azure_conv_2023.csv \
-      --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --policy "$policy" \
+      --profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7 --policy "$policy" \
       --seed 1 --out "$out/run" --quiet
     python3 - "$out/run/summary.json" "$policy" "$repeat" "$out/cpu" "$out/rounds" <<'PY' 2>/dev/null || \
       grep -E '"(request_steps|sim_wall_s|request_steps_per_wall_s|speedup_vs_simulated_time)"' "$out/run/summary.json"

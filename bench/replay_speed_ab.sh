@@ -20,7 +20,7 @@ read -r -a new_args <<<"${NEW_ARGS:-}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 run() {  # binary label policy [extra option...]
-  "$1" run --trace traces/azure_conv_2023.csv --profile "${PROFILE:-profiles/analytic/h100/qwen3-8b.json}" \
+  "$1" run --trace traces/azure_conv_2023.csv --profile "${PROFILE:-profiles/analytic/h100-sxm/qwen3-8b.json}" \
     --drafter dspark-7 --policy "$3" --seed 1 --out "$out/run" --quiet "${@:4}"
   python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))
 print(sys.argv[4], sys.argv[2], sys.argv[3], s["request_steps"], s["sim_wall_s"])' \

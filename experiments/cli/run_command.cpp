@@ -44,7 +44,7 @@ void add_run_command(CLI::App& app) {
   run->add_option("--closed-loop-requests", o.closed_loop_requests,
                   "closed loop: the users together send N requests, then stop (a benchmark "
                   "client's --num-prompts at fixed concurrency; 0 = until duration_s)");
-  add_profile_option(*run, o, "profile JSON (profiles/analytic/h100/qwen3-8b.json)");
+  add_profile_option(*run, o, "profile JSON (profiles/analytic/h100-sxm/qwen3-8b.json)");
   add_system_options(*run, o);
   add_acceptance_options(*run, o);
   run->add_option("--write-acceptance-log", o.write_acceptance_log,

@@ -79,9 +79,10 @@ TEST_CASE("a one-replica cluster writes exactly what sparksim run writes") {
       "output=lognormal:180:0.8,domain=math:0.5/code:0.5,duration_s=120"};
   int index = 0;
   for (const std::string& workload : workloads) {
-    const std::string common = workload +
-                               " --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7"
-                               " --policy static:k=3 --seed 3 --quiet --out ";
+    const std::string common =
+        workload +
+        " --profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7"
+        " --policy static:k=3 --seed 3 --quiet --out ";
     const auto run_dir = dir / ("run" + std::to_string(index));
     const auto cluster_dir = dir / ("cluster" + std::to_string(index));
     ++index;
@@ -135,7 +136,7 @@ TEST_CASE("round-robin over 3 replicas equals 3 runs on the round-robin split of
   }
   std::ofstream(dir / "all.csv") << all;
   const std::string common =
-      " --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-5 --policy static:k=2"
+      " --profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-5 --policy static:k=2"
       " --acceptance bernoulli:p=1 --kv-capacity-tokens 40000 --seed 5 --quiet --out ";
   const auto cluster = run_cli("cluster --replicas 3 --router round-robin --trace " +
                                    (dir / "all.csv").string() + common + (dir / "c").string(),
@@ -342,7 +343,7 @@ TEST_CASE("cluster runs are deterministic and conserve requests under every rout
   const auto dir = scratch_dir("cluster_determinism");
   const std::string common =
       " --trace traces/azure_code_2023.csv --max-requests 1500 --rate-scale 6"
-      " --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --policy static:k=3"
+      " --profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7 --policy static:k=3"
       " --replicas 6 --prefill-replicas 2 --gpus-per-node 4 --quiet --out ";
   for (const char* router : {"round-robin", "least-loaded", "kv-aware"}) {
     INFO(router);

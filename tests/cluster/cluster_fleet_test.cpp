@@ -31,7 +31,7 @@ RunSetup bursty_setup(const fs::path& dir) {
   std::ofstream(dir / "all.csv") << all;
   RunOptions o;
   o.trace_path = (dir / "all.csv").string();
-  o.profile_path = "profiles/analytic/h100/qwen3-8b.json";
+  o.profile_path = "profiles/analytic/h100-sxm/qwen3-8b.json";
   o.drafter = "dspark-7";
   o.policy = "static:k=3";
   // Draws nothing at random: request numbering (global in a cluster, local in a lone run) cannot
@@ -125,7 +125,7 @@ TEST_CASE("plan compares routers and colocated against disaggregated layouts") {
   const auto dir = scratch_dir("plan_fleets");
   const std::string workload =
       "plan --trace traces/azure_code_2023.csv --max-requests 150 --rate-scale 20 "
-      "--profile profiles/analytic/h100/qwen3-8b.json --policies dspark-7+static:k=3 "
+      "--profile profiles/analytic/h100-sxm/qwen3-8b.json --policies dspark-7+static:k=3 "
       "--max-replicas 8 --jobs 1 --slo \"ttft_p99_ms<=1500\" ";
   const auto r = run_cli(workload + "--router round-robin kv-aware --prefill-share 0 0.5 --out " +
                              (dir / "plan").string(),

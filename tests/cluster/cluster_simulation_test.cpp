@@ -124,7 +124,7 @@ std::vector<std::string> lines_without_id(const std::string& csv) {
 }  // namespace
 
 TEST_CASE("one colocated replica performs exactly what run_simulation performs") {
-  const Profile profile = load_profile("profiles/analytic/h100/qwen3-8b.json");
+  const Profile profile = load_profile("profiles/analytic/h100-sxm/qwen3-8b.json");
   const TimeModel tm(profile);
   const SpsTable sps(profile.sps, 8192);
   const EngineConfig config = config_for(profile, "dspark-7");
@@ -154,7 +154,7 @@ TEST_CASE("one colocated replica performs exactly what run_simulation performs")
 TEST_CASE("round-robin replicas each do what an independent run on their share does") {
   // Acceptance p=1 draws nothing at random: the cluster numbers requests globally (so routers are
   // compared under common random numbers), a lone run locally, and only the ids may differ.
-  const Profile profile = load_profile("profiles/analytic/h100/qwen3-8b.json");
+  const Profile profile = load_profile("profiles/analytic/h100-sxm/qwen3-8b.json");
   const TimeModel tm(profile);
   const SpsTable sps(profile.sps, 8192);
   EngineConfig config = config_for(profile, "dspark-5");

@@ -11,7 +11,7 @@ shape="prompt=lognormal:1000:1.0,output=lognormal:200:0.8,domain=chat/code/math"
 while IFS='|' read -r name rate duration args; do
   d=$out/$name
   # shellcheck disable=SC2086
-  $bin cluster --synthetic "rate=$rate,$shape,duration_s=$duration" --replicas 64 --profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --seed 7 --out "$d" --quiet $args
+  $bin cluster --synthetic "rate=$rate,$shape,duration_s=$duration" --replicas 64 --profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7 --seed 7 --out "$d" --quiet $args
   for f in summary.json requests.csv timeseries.csv placement.csv transfers.csv config.json; do
     h=$(grep -Ev '^\s*"(sim_wall_s|request_steps_per_wall_s|speedup_vs_simulated_time|sparksim_git_sha)":' "$d/$f" | sha256sum | cut -c1-64)
     echo "$name $f $h"

@@ -21,13 +21,13 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 TEST_CASE("absurd values are refused once each with exit code 2 and no output", "[cli][limits]") {
   const auto dir = scratch_dir("absurd_input");
   // A "zero bandwidth" profile: reading one cached token takes 1e300 ns.
-  auto profile = nlohmann::json::parse(
-      std::ifstream(std::string(SPARKSIM_SOURCE_DIR) + "/profiles/analytic/h100/qwen3-8b.json"));
+  auto profile = nlohmann::json::parse(std::ifstream(std::string(SPARKSIM_SOURCE_DIR) +
+                                                     "/profiles/analytic/h100-sxm/qwen3-8b.json"));
   profile["verify"]["kv_read_ns_per_context_token"] = 1e300;
   const auto bad_profile = dir / "zero_bandwidth.json";
   std::ofstream(bad_profile) << profile.dump(1);
 
-  const std::string good_profile = "profiles/analytic/h100/qwen3-8b.json";
+  const std::string good_profile = "profiles/analytic/h100-sxm/qwen3-8b.json";
   const std::string traffic = "rate=1,prompt=fixed:10,output=fixed:10,duration_s=10";
   struct Case {
     std::string args, message;

@@ -15,7 +15,7 @@ namespace {
 
 const std::string kWorkload =
     " --trace traces/azure_conv_2023.csv --max-requests 400 "
-    "--profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-5 --seed 4 --quiet";
+    "--profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-5 --seed 4 --quiet";
 
 nlohmann::json without_wall_clock(nlohmann::json s) {
   for (const char* key : kWallClockKeys) s.erase(key);
@@ -72,7 +72,7 @@ TEST_CASE("calibrate confidence fits STS on a simulated run and on a log: held-o
   const std::string sts = (dir / "sts.json").string();
   const auto fitted = run_cli(
       "calibrate confidence --trace traces/azure_conv_2023.csv --max-requests 1500 "
-      "--profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 "
+      "--profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7 "
       "--out " +
           sts,
       dir);
@@ -97,7 +97,7 @@ TEST_CASE("calibrate confidence fits STS on a simulated run and on a log: held-o
   const std::string log = (dir / "after_sts.csv").string();
   const auto run = run_cli(
       "run --trace traces/azure_conv_2023.csv --max-requests 1500 "
-      "--profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 "
+      "--profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7 "
       "--policy static:k=7 --acceptance calibrated:sts=" +
           sts + " --write-acceptance-log " + log + " --quiet --out " + (dir / "run").string(),
       dir);
@@ -122,12 +122,13 @@ TEST_CASE("a Spec-Bench replay drives a run with EAGLE's recorded acceptance") {
   REQUIRE(het.exit_code == 0);
   CHECK_THAT(het.output, Catch::Contains("| translation | chat | 80 |") &&
                              Catch::Contains("per-step accepted length"));
-  const auto run = run_cli("run --trace " + trace +
-                               " --profile profiles/analytic/h100/qwen3-8b.json --drafter eagle3-5 "
-                               "--policy static:k=5 --acceptance-log "
-                               "traces/specbench_eagle_vicuna7b_accept.jsonl --quiet --out " +
-                               (dir / "out").string(),
-                           dir);
+  const auto run =
+      run_cli("run --trace " + trace +
+                  " --profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter eagle3-5 "
+                  "--policy static:k=5 --acceptance-log "
+                  "traces/specbench_eagle_vicuna7b_accept.jsonl --quiet --out " +
+                  (dir / "out").string(),
+              dir);
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   const auto s = read_json(dir / "out" / "summary.json");
@@ -144,7 +145,7 @@ TEST_CASE("bad acceptance input exits 2 with path:line and writes nothing") {
   const auto dir = scratch_dir("acceptance_bad");
   const std::string base =
       "run --trace traces/azure_conv_2023.csv --max-requests 20 "
-      "--profile profiles/analytic/h100/qwen3-8b.json --quiet";
+      "--profile profiles/analytic/h100-sxm/qwen3-8b.json --quiet";
   const auto expect = [&](const std::string& args, const std::string& message) {
     const auto out = dir / "out";
     const auto result = run_cli(base + " " + args + " --out " + out.string(), dir);

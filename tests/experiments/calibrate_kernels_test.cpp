@@ -203,7 +203,7 @@ TEST_CASE("replay_fidelity: hand-worked step, throughput and TPOT errors") {
 TEST_CASE("run --write-steps: decode commits plus first tokens are the run's output tokens") {
   const auto dir = scratch_dir("write_steps");
   const auto r = run_cli(
-      "run --profile profiles/analytic/h100/qwen3-8b.json --synthetic "
+      "run --profile profiles/analytic/h100-sxm/qwen3-8b.json --synthetic "
       "rate=20,cv=1.0,prompt=lognormal:200:0.5,output=lognormal:40:0.5,domain=chat,duration_s=3 "
       "--drafter dspark-4 --policy static:k=3 --seed 3 --write-steps --quiet --out '" +
           (dir / "run").string() + "'",

@@ -95,7 +95,7 @@ TEST_CASE("round-robin over N replicas equals N independent runs on the round-ro
   };
   RunOptions o;
   o.trace_path = write("all.csv", all);
-  o.profile_path = "profiles/analytic/h100/qwen3-8b.json";
+  o.profile_path = "profiles/analytic/h100-sxm/qwen3-8b.json";
   o.drafter = "dspark-7";
   o.policy = "static:k=3";
   o.seed = 3;

@@ -20,7 +20,7 @@ namespace {
 const char* kTinySweep = R"({
   "schema": "sparksim.sweep/1",
   "title": "tiny sweep for tests",
-  "profile": "profiles/analytic/h100/qwen3-8b.json",
+  "profile": "profiles/analytic/h100-sxm/qwen3-8b.json",
   "workload": {"synthetic": "prompt=lognormal:300:0.5,output=lognormal:60:0.5,domain=code,duration_s=3"},
   "load": {"concurrency": [2, 16]},
   "systems": [
@@ -101,7 +101,7 @@ TEST_CASE("a sweep point is exactly the sparksim run it stands for") {
   const auto r = run_cli(
       "run --closed-loop-users 16 --synthetic "
       "prompt=lognormal:300:0.5,output=lognormal:60:0.5,domain=code,duration_s=3 "
-      "--profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --policy static:k=4 "
+      "--profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7 --policy static:k=4 "
       "--seed 2 --quiet --out " +
           (dir / "run").string(),
       dir);

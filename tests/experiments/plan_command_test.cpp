@@ -14,7 +14,7 @@ namespace {
 // 400 code requests (long prompts) squeezed into about 4 seconds: far more than one replica.
 const std::string kWorkload =
     "--trace traces/azure_code_2023.csv --max-requests 400 --rate-scale 40 "
-    "--profile profiles/analytic/h100/qwen3-8b.json --jobs 2 ";
+    "--profile profiles/analytic/h100-sxm/qwen3-8b.json --jobs 2 ";
 }  // namespace
 
 TEST_CASE("plan finds the fewest replicas meeting the SLO, per policy") {
@@ -66,7 +66,7 @@ TEST_CASE("plan's config.json records each policy's run exactly as sparksim run 
   const auto dir = scratch_dir("plan_config_runs");
   const std::string workload =
       "--trace traces/azure_code_2023.csv --max-requests 40 --rate-scale 4 "
-      "--profile profiles/analytic/h100/qwen3-8b.json --seed 3 ";
+      "--profile profiles/analytic/h100-sxm/qwen3-8b.json --seed 3 ";
   const auto plan =
       run_cli("plan " + workload + "--jobs 1 --slo \"ttft_p99_ms<=100000\" " +
                   "--policies mtp1+static:k=1 dspark-7+async-topk --out " + (dir / "plan").string(),

@@ -18,7 +18,7 @@ namespace {
 
 const std::string kSlice =
     "run --trace traces/azure_conv_2023.csv --max-requests 2000 "
-    "--profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --seed 3 --quiet ";
+    "--profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7 --seed 3 --quiet ";
 
 nlohmann::json run_policy(const fs::path& dir, const std::string& name, const std::string& policy,
                           const std::string& extra = "") {

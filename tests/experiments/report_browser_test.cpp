@@ -20,7 +20,7 @@ namespace {
 const char* kSweep = R"({
   "schema": "sparksim.sweep/1",
   "title": "browser check <&> sweep",
-  "profile": "profiles/analytic/h100/qwen3-8b.json",
+  "profile": "profiles/analytic/h100-sxm/qwen3-8b.json",
   "workload": {"synthetic": "prompt=lognormal:300:0.5,output=lognormal:60:0.5,domain=code,duration_s=3"},
   "load": {"concurrency": [2, 8, 32]},
   "systems": [

@@ -54,7 +54,7 @@ TEST_CASE("same seed gives byte-identical outputs (wall-clock fields aside)") {
   const auto dir = scratch_dir("determinism");
   const std::string args =
       "run --trace traces/azure_code_2023.csv --max-requests 1500 "
-      "--profile profiles/analytic/h100/qwen3-8b.json --drafter dspark-7 --policy static:k=4 "
+      "--profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7 --policy static:k=4 "
       "--quiet --out ";
   for (const char* name : {"a", "b", "c"}) {
     const std::string seed_args = std::string(name) == "c" ? " --seed 12" : " --seed 11";
@@ -81,7 +81,7 @@ TEST_CASE("closed-loop users keep at most N requests in flight and stop after du
   const auto result = run_cli(
       "run --closed-loop-users 8 --synthetic "
       "rate=1,prompt=fixed:200,output=fixed:50,domain=code,duration_s=20 "
-      "--profile profiles/analytic/h100/qwen3-4b.json --drafter dspark-7 --policy static:k=7 "
+      "--profile profiles/analytic/h100-sxm/qwen3-4b.json --drafter dspark-7 --policy static:k=7 "
       "--quiet --out " +
           (dir / "out").string(),
       dir);
@@ -127,7 +127,7 @@ void expect_input_error(const std::string& args, const fs::path& dir, const std:
 
 TEST_CASE("bad input stops before simulating: exit 2, path:line, nothing written") {
   const auto dir = scratch_dir("bad_input");
-  const std::string profile = " --profile profiles/analytic/h100/qwen3-8b.json";
+  const std::string profile = " --profile profiles/analytic/h100-sxm/qwen3-8b.json";
   const std::string good =
       write_input(dir, "good.csv", "arrival_s,prompt_tokens,output_tokens,domain\n0,10,5,chat\n");
 
@@ -155,7 +155,8 @@ TEST_CASE("bad input stops before simulating: exit 2, path:line, nothing written
                      "unknown domain 'poetry'; valid: math, code, chat");
 
   // A profile without provenance.
-  auto stripped = read_json(fs::path(SPARKSIM_SOURCE_DIR) / "profiles/analytic/h100/qwen3-8b.json");
+  auto stripped =
+      read_json(fs::path(SPARKSIM_SOURCE_DIR) / "profiles/analytic/h100-sxm/qwen3-8b.json");
   stripped.erase("provenance");
   const auto no_provenance = write_input(dir, "no_provenance.json", stripped.dump(2));
   expect_input_error("run --trace " + good + " --profile " + no_provenance, dir,

@@ -20,7 +20,7 @@ namespace {
 const char* kGood = R"({
   "schema": "sparksim.sweep/1",
   "title": "two systems",
-  "profile": "profiles/analytic/h100/qwen3-8b.json",
+  "profile": "profiles/analytic/h100-sxm/qwen3-8b.json",
   "workload": {"synthetic": "prompt=fixed:100,output=fixed:20,duration_s=2"},
   "load": {"concurrency": [2, 8, 4]},
   "systems": [
@@ -78,7 +78,7 @@ TEST_CASE("the resolved config parses back to itself") {
 TEST_CASE("a bad config lists every problem, each at its path and line") {
   const std::string bad = R"({
   "schema": "sparksim.sweep/1",
-  "profile": "profiles/analytic/h100/qwen3-8b.json",
+  "profile": "profiles/analytic/h100-sxm/qwen3-8b.json",
   "workload": {"synthetic": "prompt=fixed:100,output=fixed:20,duration_s=2"},
   "load": {"concurrency": []},
   "systems": [
@@ -131,8 +131,9 @@ TEST_CASE("loading checks the input files too, before any point runs") {
   const auto dir = testing::scratch_dir("sweep_config_inputs");
   const auto path = dir / "cfg.json";
   std::string text = kGood;
-  text.replace(text.find("profiles/analytic/h100/qwen3-8b.json"),
-               std::string("profiles/analytic/h100/qwen3-8b.json").size(), "no/such/profile.json");
+  text.replace(text.find("profiles/analytic/h100-sxm/qwen3-8b.json"),
+               std::string("profiles/analytic/h100-sxm/qwen3-8b.json").size(),
+               "no/such/profile.json");
   std::ofstream(path) << text;
   try {
     load_sweep_config(path.string());

@@ -99,7 +99,7 @@ std::int64_t verified(VerificationPolicy& policy, const Step& s, const SpsTable&
 
 const Profile& h200_qwen3_8b() {
   static const Profile p =
-      load_profile(std::string(SPARKSIM_SOURCE_DIR) + "/profiles/analytic/h200/qwen3-8b.json");
+      load_profile(std::string(SPARKSIM_SOURCE_DIR) + "/profiles/analytic/h200-sxm/qwen3-8b.json");
   return p;
 }
 

@@ -58,7 +58,7 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b,
 using testing::tokens_only;
 
 TEST_CASE("committed analytic profiles equal a fresh regeneration") {
-  for (const char* gpu : {"h100", "h200"}) {
+  for (const char* gpu : {"h100-sxm", "h200-sxm"}) {
     for (const char* target : {"qwen3-4b", "qwen3-8b", "qwen3-14b"}) {
       const std::string path =
           kSourceDir + "/profiles/analytic/" + gpu + "/" + std::string(target) + ".json";

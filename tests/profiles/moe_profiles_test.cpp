@@ -19,7 +19,7 @@ TEST_CASE("committed V4 analytic profiles match the step model") {
                         {"deepseek-v4-pro", "h200", "dep32"}};
   for (const Case& c : cases) {
     const std::string path = std::string(SPARKSIM_SOURCE_DIR) + "/profiles/moe-analytic/" + c.gpu +
-                             "/" + c.target + "-" + c.topology + "-fp8.json";
+                             "-sxm/" + c.target + "-" + c.topology + "-fp8.json";
     INFO(path);
     const Profile committed = load_profile(path);
     const MoeTarget& target = moe_target(c.target);

@@ -84,7 +84,7 @@ TEST_CASE("engine invariants hold for every policy on random configurations and 
   // concurrency, token budget, prefill mode, acceptance rate and traffic drawn from one seed.
   constexpr int kCasesPerPolicy = 60;
   const Profile profile =
-      load_profile(std::string(SPARKSIM_SOURCE_DIR) + "/profiles/analytic/h100/qwen3-8b.json");
+      load_profile(std::string(SPARKSIM_SOURCE_DIR) + "/profiles/analytic/h100-sxm/qwen3-8b.json");
   const TimeModel time_model(profile);
   std::mt19937_64 draw(20261122);
   const int gammas[] = {1, 3, 5, 7};

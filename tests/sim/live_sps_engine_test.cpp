@@ -41,7 +41,7 @@ class RecordingPolicy final : public VerificationPolicy {
 
 TEST_CASE("live: the policy's table at its chosen B is the engine's step duration") {
   const Profile profile =
-      load_profile(std::string(SPARKSIM_SOURCE_DIR) + "/profiles/analytic/h100/qwen3-8b.json");
+      load_profile(std::string(SPARKSIM_SOURCE_DIR) + "/profiles/analytic/h100-sxm/qwen3-8b.json");
   const TimeModel model(profile);
   const SpsTable static_sps(profile.sps, 4096);
   LiveSps live(model);

@@ -89,7 +89,7 @@ ok "--shards 5000 refused, nothing submitted or left: $(tr '\n' ' ' <<<"$refusal
 
 # A bad config is stopped before anything is queued, with its path and line: line 5 of
 # tiny_sweep.json names the profile.
-sed 's|profiles/analytic/h100/qwen3-8b.json|profiles/no-such-profile.json|' tests/slurm/tiny_sweep.json \
+sed 's|profiles/analytic/h100-sxm/qwen3-8b.json|profiles/no-such-profile.json|' tests/slurm/tiny_sweep.json \
   >"$scratch/bad_sweep.json"
 set +e
 refusal=$(scripts/slurm/submit_sweep.sh --config "$scratch/bad_sweep.json" --shards 4 \
