@@ -193,7 +193,7 @@ std::vector<std::int64_t> dense_token_points(const std::vector<std::int64_t>& bu
 std::vector<std::string> analytic_gpu_names(const JsonFile& shapes) {
   std::vector<std::string> names;
   for (const auto& [key, value] : shapes.get_object(Pointer("/gpus")).items()) {
-    if (!key.empty() && key[0] != '_') names.push_back(key.substr(0, key.find('-')));
+    if (!key.empty() && key[0] != '_') names.push_back(key);
   }
   return names;
 }

@@ -21,7 +21,7 @@ void add_topology_options(CLI::App& cmd, TopologyPlanOptions& t) {
                  "compare this topology on a given profile: dep<N>=PATH (one-GPU profile) or "
                  "tp<N>=PATH (whole replica); repeatable");
   cmd.add_option("--target", t.target, "--topologies: deepseek-v4-flash or deepseek-v4-pro");
-  cmd.add_option("--gpu", t.gpu, "--topologies: h100 or h200");
+  cmd.add_option("--gpu", t.gpu, "--topologies: h100-sxm or h200-sxm (h100, h200 accepted)");
   cmd.add_option("--expert-format", t.expert_format, "--topologies: fp4 or fp8 routed experts")
       ->capture_default_str();
   cmd.add_option("--gpus-per-node", t.gpus_per_node,

@@ -76,7 +76,8 @@ void add_profile_analytic_command(CLI::App& profile) {
       "analytic", "write an ANALYTIC (roofline, not measured) profile of a target model on a GPU");
   cmd->add_option("--shapes", options->shapes_path, "model and GPU shapes (JSON)")
       ->capture_default_str();
-  cmd->add_option("--gpu", options->gpu, "GPU: h100 or h200 (keys of the shapes file's gpus)")
+  cmd->add_option("--gpu", options->gpu,
+                  "GPU: h100-sxm or h200-sxm (keys of the shapes file's gpus; h100, h200 accepted)")
       ->required();
   cmd->add_option("--target", options->target, "target model, e.g. qwen3-8b")->required();
   cmd->add_option("--out", options->out_path, "profile JSON to write (atomically)")->required();

@@ -133,7 +133,7 @@ void add_profile_moe_command(CLI::App& profile) {
                                          "write a DeepSeek-V4 replica profile: the ANALYTIC step "
                                          "model, or MEASURED-DB rows with --measured-db");
   cmd->add_option("--target", o->target, "deepseek-v4-flash or deepseek-v4-pro")->required();
-  cmd->add_option("--gpu", o->gpu, "h100 or h200")->required();
+  cmd->add_option("--gpu", o->gpu, "h100-sxm or h200-sxm (h100, h200 accepted)")->required();
   cmd->add_option("--topology", o->topology,
                   "dep<N> (attention data-parallel, EP N) or tp<N> (attention tensor-parallel, "
                   "EP N)")

@@ -90,7 +90,7 @@ void composed_candidates(const TopologyPlanOptions& o, ProblemList& problems, Un
     problems.check([&] { target = &moe_target(o.target); });
   }
   if (o.gpu.empty()) {
-    problems.add("--topologies: give --gpu (h100 or h200)");
+    problems.add("--topologies: give --gpu (h100-sxm or h200-sxm)");
   } else {
     problems.check([&] { gpu = &moe_gpu(o.gpu); });
   }

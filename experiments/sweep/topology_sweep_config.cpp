@@ -70,7 +70,7 @@ void parse_gpus(const JsonFile& f, TopologySweepConfig& c, ProblemList& problems
         moe_gpu(c.gpus[i]);
       } catch (const InputError&) {
         f.fail(Pointer("/gpus") / i,
-               "gpu \"" + c.gpus[i] + "\" has no V4 model; valid: h100, h200");
+               "gpu \"" + c.gpus[i] + "\" has no V4 model; valid: h100-sxm, h200-sxm");
       }
     });
   }

@@ -41,11 +41,7 @@ const MoeGpu& moe_gpu(const std::string& name) {
     if (g.name == name || g.name == name + "-sxm") return g;
   }
   throw InputError("--gpu: '" + name +
-                   "' is not a GPU with a DeepSeek-V4 model; valid: h100, h200");
-}
-
-std::vector<std::string> moe_gpu_names() {
-  return {"h100", "h200"};
+                   "' is not a GPU with a DeepSeek-V4 model; valid: h100-sxm, h200-sxm");
 }
 
 }  // namespace sparksim

@@ -28,6 +28,5 @@ struct MoeGpu {
 
 // "h100" | "h100-sxm" | "h200" | "h200-sxm"; throws InputError("--gpu: ...") listing them.
 const MoeGpu& moe_gpu(const std::string& name);
-std::vector<std::string> moe_gpu_names();
 
 }  // namespace sparksim

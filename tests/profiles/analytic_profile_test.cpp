@@ -159,7 +159,7 @@ TEST_CASE("drafter costs order as their shapes say") {
 
 TEST_CASE("unknown GPUs and targets list the valid ones") {
   CHECK(testing::error_of([] { generate("a100", "qwen3-8b"); }) ==
-        "--gpu: unknown GPU 'a100'; valid: h100, h200");
+        "--gpu: unknown GPU 'a100'; valid: h100-sxm, h200-sxm");
   CHECK(testing::error_of([] { generate("h100", "deepseek-v4-flash"); }) ==
         "--target: unknown or unsupported target 'deepseek-v4-flash'; valid: llama-3.1-8b, "
         "qwen3-14b, qwen3-32b, qwen3-4b, qwen3-8b");
