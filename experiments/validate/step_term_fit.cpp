@@ -53,7 +53,7 @@ std::string round_label(int round) {
   return "round " + std::to_string(round + 1) + ": ";
 }
 
-// Whether the model's error grows or shrinks as the bisected parameter grows.
+// Whether simulated / measured rises or falls as the bisected parameter grows.
 enum class Trend { kRising, kFalling };
 
 // 24 halvings of [lo, hi] towards the root of `mean_log_ratio` (simulated over measured, in logs).
