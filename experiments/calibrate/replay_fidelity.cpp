@@ -29,10 +29,9 @@ double pct(double predicted, double measured) {
   return 100.0 * (predicted - measured) / measured;
 }
 
-}  // namespace
-
-nlohmann::ordered_json replay_fidelity(const std::string& steps_csv,
-                                       const std::string& replay_csv) {
+// The run's steps (run --write-steps): each step's predicted time and what each decode request
+// committed in it.
+std::map<std::int64_t, StepRows> read_run_steps(const std::string& steps_csv) {
   const CsvTable s = CsvTable::load(steps_csv);
   const std::size_t s_step = s.column("step"), s_dur = s.column("duration_us"),
                     s_kind = s.column("kind"), s_req = s.column("request"),
@@ -46,16 +45,28 @@ nlohmann::ordered_json replay_fidelity(const std::string& steps_csv,
           s.integer_in(r, s_commits, 0, 1 << 20);
     }
   }
-  const CsvTable m = CsvTable::load(replay_csv);
-  const std::size_t m_step = m.column("step"), m_us = m.column("measured_us"),
-                    m_noise = m.column("noise"), m_vtok = m.column("verify_tokens"),
-                    m_ptok = m.column("prefill_tokens");
-  if (m.rows() == 0) throw InputError(replay_csv, 2, "no replayed steps");
+  return run;
+}
+
+// Predicted against measured, summed over the replayed steps.
+struct Comparison {
   double abs_sum = 0, worst = 0, predicted_total = 0, measured_total = 0;
   std::int64_t worst_step = -1, tokens = 0;
   std::map<std::string, std::pair<double, int>> bias;         // bucket -> (Σ signed pct, steps)
   std::map<std::int64_t, std::array<double, 3>> per_request;  // predicted, measured, tokens
   std::vector<double> noises;
+};
+
+// Each replayed step (`m`, read from `replay_csv`) against its prediction; a step the run does not
+// have stops at its line.
+Comparison compare_replayed_steps(const CsvTable& m, const std::string& replay_csv,
+                                  const std::map<std::int64_t, StepRows>& run,
+                                  const std::string& steps_csv) {
+  const std::size_t m_step = m.column("step"), m_us = m.column("measured_us"),
+                    m_noise = m.column("noise"), m_vtok = m.column("verify_tokens"),
+                    m_ptok = m.column("prefill_tokens");
+  if (m.rows() == 0) throw InputError(replay_csv, 2, "no replayed steps");
+  Comparison c;
   for (std::size_t r = 0; r < m.rows(); ++r) {
     const std::int64_t id = m.integer_in(r, m_step, 0, std::int64_t{1} << 50);
     const auto it = run.find(id);
@@ -64,59 +75,75 @@ nlohmann::ordered_json replay_fidelity(const std::string& steps_csv,
     if (!(measured > 0)) m.fail(r, "measured_us must be positive");
     const double predicted = it->second.predicted_us;
     const double e = pct(predicted, measured);
-    abs_sum += std::fabs(e);
-    if (std::fabs(e) > worst) {
-      worst = std::fabs(e);
-      worst_step = id;
+    c.abs_sum += std::fabs(e);
+    if (std::fabs(e) > c.worst) {
+      c.worst = std::fabs(e);
+      c.worst_step = id;
     }
-    auto& b =
-        bias[bucket_of(m.integer_in(r, m_vtok, 0, 1 << 30) + m.integer_in(r, m_ptok, 0, 1 << 30))];
+    auto& b = c.bias[bucket_of(m.integer_in(r, m_vtok, 0, 1 << 30) +
+                               m.integer_in(r, m_ptok, 0, 1 << 30))];
     b.first += e;
     ++b.second;
-    predicted_total += predicted;
-    measured_total += measured;
+    c.predicted_total += predicted;
+    c.measured_total += measured;
     for (const auto& [request, n] : it->second.commits) {
-      auto& acc = per_request[request];
+      auto& acc = c.per_request[request];
       acc[0] += predicted;
       acc[1] += measured;
       acc[2] += static_cast<double>(n);
-      tokens += n;
+      c.tokens += n;
     }
-    noises.push_back(m.number(r, m_noise));
+    c.noises.push_back(m.number(r, m_noise));
   }
+  return c;
+}
+
+// TPOT, predicted and measured: the mean over requests of (the time of the steps a request
+// decodes in) / (its committed tokens); nothing when no request committed a token.
+void add_tpot(const Comparison& c, nlohmann::ordered_json& j) {
   double tpot_predicted = 0, tpot_measured = 0;
   int counted = 0;
-  for (const auto& [request, acc] : per_request) {
+  for (const auto& [request, acc] : c.per_request) {
     if (acc[2] <= 0) continue;
     tpot_predicted += acc[0] / acc[2];
     tpot_measured += acc[1] / acc[2];
     ++counted;
   }
-  std::sort(noises.begin(), noises.end());
-  const double n = static_cast<double>(m.rows());
-  nlohmann::ordered_json j;
-  j["steps_replayed"] = m.rows();
-  j["steps_in_run"] = run.size();
-  j["step_mape"] = abs_sum / n;
-  j["step_worst"] = worst;
-  j["step_worst_id"] = worst_step;
-  j["step_target_mape"] = 3.0;
-  j["step_target_met"] = abs_sum / n <= 3.0;
-  j["replay_noise_median_iqr_over_median"] = noises[noises.size() / 2];
-  for (const auto& [bucket, b] : bias) {
-    j["bias_by_bucket_pct"][bucket] = {{"steps", b.second},
-                                       {"mean_signed_pct", b.first / b.second}};
-  }
-  const double tput_predicted = 1e6 * static_cast<double>(tokens) / predicted_total;
-  const double tput_measured = 1e6 * static_cast<double>(tokens) / measured_total;
-  j["throughput_tok_s_predicted"] = tput_predicted;
-  j["throughput_tok_s_measured"] = tput_measured;
-  j["throughput_error_pct"] = pct(tput_predicted, tput_measured);
   if (counted > 0) {
     j["tpot_ms_predicted"] = tpot_predicted / counted / 1000.0;
     j["tpot_ms_measured"] = tpot_measured / counted / 1000.0;
     j["tpot_error_pct"] = pct(tpot_predicted, tpot_measured);
   }
+}
+
+}  // namespace
+
+nlohmann::ordered_json replay_fidelity(const std::string& steps_csv,
+                                       const std::string& replay_csv) {
+  const std::map<std::int64_t, StepRows> run = read_run_steps(steps_csv);
+  const CsvTable m = CsvTable::load(replay_csv);
+  Comparison c = compare_replayed_steps(m, replay_csv, run, steps_csv);
+  std::sort(c.noises.begin(), c.noises.end());
+  const double n = static_cast<double>(m.rows());
+  nlohmann::ordered_json j;
+  j["steps_replayed"] = m.rows();
+  j["steps_in_run"] = run.size();
+  j["step_mape"] = c.abs_sum / n;
+  j["step_worst"] = c.worst;
+  j["step_worst_id"] = c.worst_step;
+  j["step_target_mape"] = 3.0;
+  j["step_target_met"] = c.abs_sum / n <= 3.0;
+  j["replay_noise_median_iqr_over_median"] = c.noises[c.noises.size() / 2];
+  for (const auto& [bucket, b] : c.bias) {
+    j["bias_by_bucket_pct"][bucket] = {{"steps", b.second},
+                                       {"mean_signed_pct", b.first / b.second}};
+  }
+  const double tput_predicted = 1e6 * static_cast<double>(c.tokens) / c.predicted_total;
+  const double tput_measured = 1e6 * static_cast<double>(c.tokens) / c.measured_total;
+  j["throughput_tok_s_predicted"] = tput_predicted;
+  j["throughput_tok_s_measured"] = tput_measured;
+  j["throughput_error_pct"] = pct(tput_predicted, tput_measured);
+  add_tpot(c, j);
   j["definitions"] =
       "errors are (predicted - measured) / measured in percent; measured = median of repeats "
       "of the backend's verify + draft for the step; throughput = committed tokens / sum of "

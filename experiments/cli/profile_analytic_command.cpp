@@ -5,14 +5,13 @@
 // defaults; the profile stays `analytic` and its tool, notes and label say so.
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <memory>
 #include <string>
 
-#include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/version.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/output_directory.hpp"
 #include "experiments/cli/provenance_options.hpp"
 #include "profiles/analytic_profile.hpp"
 #include "profiles/fitted_roofline_constants.hpp"
@@ -46,12 +45,7 @@ void run_profile_analytic(const ProfileAnalyticOptions& o) {
   Profile profile =
       make_analytic_profile(shapes, o.gpu, o.target, date_or_today(o.date), o.git_sha, constants);
   if (!o.constants_path.empty()) mark_fitted_constants(profile, fitted, o.constants_path);
-  const std::filesystem::path out(o.out_path);
-  if (out.has_parent_path()) {
-    std::error_code ec;
-    std::filesystem::create_directories(out.parent_path(), ec);
-    if (ec) throw InputError(o.out_path, 0, "cannot create its directory: " + ec.message());
-  }
+  create_parent_directory(o.out_path);
   write_profile(profile, o.out_path);
 
   const TimeModel model(profile);

@@ -5,15 +5,14 @@
 // profiles/measured-db/ and the fidelity table in profiles/README.md come from this command.
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 
-#include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/version.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/output_directory.hpp"
 #include "experiments/cli/provenance_options.hpp"
 #include "profiles/analytic_profile.hpp"
 #include "profiles/measured_db/measured_db_profile.hpp"
@@ -68,12 +67,7 @@ void run(const ProfileMeasuredDbOptions& o) {
         profile_vs_composition(analytic, composer, fidelity_points(p.kv_capacity_tokens()));
   }
 
-  const std::filesystem::path out(o.out_path);
-  if (out.has_parent_path()) {
-    std::error_code ec;
-    std::filesystem::create_directories(out.parent_path(), ec);
-    if (ec) throw InputError(o.out_path, 0, "cannot create its directory: " + ec.message());
-  }
+  create_parent_directory(o.out_path);
   write_profile(p, o.out_path);
 
   std::printf("%s\n%s\n", o.out_path.c_str(), p.label().c_str());

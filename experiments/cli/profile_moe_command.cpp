@@ -3,13 +3,13 @@
 // imbalance, two-batch overlap. Refuses, before writing anything, topologies that do not fit.
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "common/input_error.hpp"
 #include "common/version.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/output_directory.hpp"
 #include "experiments/cli/provenance_options.hpp"
 #include "profiles/measured_db/moe_measured_db_profile.hpp"
 #include "profiles/moe/moe_step_model.hpp"
@@ -35,15 +35,6 @@ struct ProfileMoeOptions {
   std::string date;
   std::string git_sha = sparksim_git_sha();
 };
-
-void create_parent_directory(const std::string& path) {
-  const std::filesystem::path out(path);
-  if (out.has_parent_path()) {
-    std::error_code ec;
-    std::filesystem::create_directories(out.parent_path(), ec);
-    if (ec) throw InputError(path, 0, "cannot create its directory: " + ec.message());
-  }
-}
 
 void print_error(const char* what, const FitErrorReport& r) {
   std::printf("  %-26s mean %.2f%%, worst %.2f%% (%s, %+.2f%%)\n", what, r.overall.mean_abs_pct,

@@ -5,15 +5,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <memory>
 #include <string>
 
-#include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "common/version.hpp"
 #include "experiments/calibrate/telemetry_calibration.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/cli/output_directory.hpp"
 #include "experiments/cli/provenance_options.hpp"
 #include "profiles/profile_io.hpp"
 
@@ -49,13 +48,7 @@ void run_fit_telemetry(FitTelemetryCommandOptions o) {
                 100.0 * r.relative_error);
   }
   std::printf("largest |error| over the fitted points: %.2f%%\n", 100.0 * cal.worst_abs_error());
-  for (const std::string& path : {o.out_path, o.report_path}) {
-    const std::filesystem::path out(path);
-    if (path.empty() || !out.has_parent_path()) continue;
-    std::error_code ec;
-    std::filesystem::create_directories(out.parent_path(), ec);
-    if (ec) throw InputError(path, 0, "cannot create its directory: " + ec.message());
-  }
+  for (const std::string& path : {o.out_path, o.report_path}) create_parent_directory(path);
   write_profile(cal.profile, o.out_path);
   if (!o.report_path.empty()) write_file_atomically(o.report_path, cal.report_csv());
 }

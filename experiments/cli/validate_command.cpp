@@ -92,11 +92,7 @@ std::string profile_path_for(const ValidateOptions& o, const BenchmarkCase& c) {
   return (std::filesystem::path(o.profiles) / (c.target + ".json")).string();
 }
 
-void run_validate(const ValidateOptions& o) {
-  if (!o.silicon.empty()) {
-    run_silicon(o);
-    return;
-  }
+void check_validate_options(const ValidateOptions& o) {
   if (o.result.empty() == o.set.empty()) {
     throw InputError("validate: give exactly one of --result (vllm bench serve JSON) or --set");
   }
@@ -106,7 +102,11 @@ void run_validate(const ValidateOptions& o) {
   if (!(o.tolerances.mean > 0) || !(o.tolerances.worst > 0)) {
     throw InputError("validate: --tolerance-mean and --tolerance-worst must be > 0");
   }
-  const DrafterSpec drafter = parse_drafter(o.drafter);
+}
+
+// The cases: one from a `vllm bench serve` result, or a native case or set; --engine overrides
+// every case's preset.
+std::vector<BenchmarkCase> read_cases(const ValidateOptions& o) {
   std::vector<BenchmarkCase> cases;
   if (!o.result.empty()) {
     cases.push_back(read_vllm_bench_result(o.result));
@@ -124,46 +124,64 @@ void run_validate(const ValidateOptions& o) {
   if (!o.engine.empty()) {
     for (BenchmarkCase& c : cases) c.engine = o.engine;
   }
-  // Every profile loads (and every preset resolves) before anything is simulated.
+  return cases;
+}
+
+// Each target's profile and the path it came from (the report names it).
+struct CaseProfiles {
   std::map<std::string, Profile> profiles;
   std::map<std::string, std::string> paths;
+};
+
+// Every profile loads (and can cost the drafter) before anything is simulated.
+CaseProfiles load_case_profiles(const ValidateOptions& o, const std::vector<BenchmarkCase>& cases,
+                                const DrafterSpec& drafter) {
+  CaseProfiles loaded;
   for (const BenchmarkCase& c : cases) {
     const std::string path = profile_path_for(o, c);
-    if (!profiles.contains(c.target)) {
-      const Profile& p = profiles.emplace(c.target, load_profile(path)).first->second;
+    if (!loaded.profiles.contains(c.target)) {
+      const Profile& p = loaded.profiles.emplace(c.target, load_profile(path)).first->second;
       require_draft_cost(p, drafter);
-      paths.emplace(c.target, path);
+      loaded.paths.emplace(c.target, path);
     }
   }
+  return loaded;
+}
 
-  if (!o.calibrate_out.empty()) {
-    std::map<std::string, Profile> bare = profiles;
-    for (auto& [target, p] : bare) p.step_terms = StepTerms{};
-    const StepTermFit fit =
-        fit_step_terms(cases, bare, "sparksim " + sparksim_version() + " validate --calibrate-out");
-    for (const std::string& line : fit.log) std::printf("calibrate  %s\n", line.c_str());
-    StepTerms terms = fit.terms;
-    terms.measurements += " (" + o.set + ")";
-    std::filesystem::create_directories(o.calibrate_out);
-    for (auto& [target, p] : profiles) {
-      // The step terms are part of verify_time, so the SPS tables are built again with them.
-      ProfileDraft draft = draft_of(bare.at(target));
-      draft.profile.step_terms = terms;
-      p = finish_profile(std::move(draft));
-      const std::string out =
-          (std::filesystem::path(o.calibrate_out) / (target + ".json")).string();
-      write_profile(p, out);
-      paths[target] = out;
-      std::printf("calibrate  wrote %s\n", out.c_str());
-    }
+// --calibrate-out: fits one set of step terms to the calibration cases on the profiles without
+// theirs, then finishes and writes each profile with them; the cases then replay on those.
+void calibrate_profiles(const ValidateOptions& o, const std::vector<BenchmarkCase>& cases,
+                        CaseProfiles& loaded) {
+  std::map<std::string, Profile> bare = loaded.profiles;
+  for (auto& [target, p] : bare) p.step_terms = StepTerms{};
+  const StepTermFit fit =
+      fit_step_terms(cases, bare, "sparksim " + sparksim_version() + " validate --calibrate-out");
+  for (const std::string& line : fit.log) std::printf("calibrate  %s\n", line.c_str());
+  StepTerms terms = fit.terms;
+  terms.measurements += " (" + o.set + ")";
+  std::filesystem::create_directories(o.calibrate_out);
+  for (auto& [target, p] : loaded.profiles) {
+    // The step terms are part of verify_time, so the SPS tables are built again with them.
+    ProfileDraft draft = draft_of(bare.at(target));
+    draft.profile.step_terms = terms;
+    p = finish_profile(std::move(draft));
+    const std::string out = (std::filesystem::path(o.calibrate_out) / (target + ".json")).string();
+    write_profile(p, out);
+    loaded.paths[target] = out;
+    std::printf("calibrate  wrote %s\n", out.c_str());
   }
+}
 
+// Replays every case, prints the table (and writes --json, --markdown); exit 3 when the check
+// cases miss the tolerances.
+void replay_and_judge(const ValidateOptions& o, const std::vector<BenchmarkCase>& cases,
+                      const CaseProfiles& loaded) {
   ReplayOptions replay;
   replay.drafter = o.drafter;
   std::vector<CaseResult> results;
   for (const BenchmarkCase& c : cases) {
-    const Profile& p = profiles.at(c.target);
-    results.push_back({c, replay_case(c, p, replay), paths.at(c.target), p.label()});
+    const Profile& p = loaded.profiles.at(c.target);
+    results.push_back({c, replay_case(c, p, replay), loaded.paths.at(c.target), p.label()});
   }
   const ValidationVerdict verdict = judge(results, o.tolerances);
   std::fputs(format_validation_table(results, verdict, o.tolerances).c_str(), stdout);
@@ -175,6 +193,19 @@ void run_validate(const ValidateOptions& o) {
     write_file_atomically(o.markdown_out, format_validation_markdown(results));
   }
   if (!verdict.pass) throw CommandExit{3};
+}
+
+void run_validate(const ValidateOptions& o) {
+  if (!o.silicon.empty()) {
+    run_silicon(o);
+    return;
+  }
+  check_validate_options(o);
+  const DrafterSpec drafter = parse_drafter(o.drafter);
+  const std::vector<BenchmarkCase> cases = read_cases(o);
+  CaseProfiles loaded = load_case_profiles(o, cases, drafter);
+  if (!o.calibrate_out.empty()) calibrate_profiles(o, cases, loaded);
+  replay_and_judge(o, cases, loaded);
 }
 
 }  // namespace
