@@ -11,6 +11,7 @@
 
 #include "common/input_error.hpp"
 #include "profiles/dense_model_dims.hpp"
+#include "profiles/non_gemm_ops.hpp"
 
 namespace sparksim {
 
@@ -45,6 +46,10 @@ Kernel gemm(double in, double out) {
 }
 Kernel elementwise(double bytes_per_token, double weight_bytes = 0) {
   return {weight_bytes, bytes_per_token, 0};
+}
+// The per-token operations shared with the measured-db composer (non_gemm_ops.hpp).
+Kernel elementwise(const MemoryBoundKernel& k) {
+  return {k.weight_bytes, k.bytes_per_token, 0};
 }
 
 // Exact roofline of one launch over `tokens` tokens.
@@ -92,20 +97,20 @@ std::vector<Kernel> decoder_layer(const DenseShape& s) {
   const double ffn = static_cast<double>(s.ffn);
   const double hd = static_cast<double>(s.head_dim);
   std::vector<Kernel> k;
-  k.push_back(elementwise(4 * h * kBf16Bytes, h * kBf16Bytes));  // RMSNorm fused with residual add
-  k.push_back(gemm(h, qd + 2 * kd));                             // fused QKV projection
+  k.push_back(elementwise(residual_rms_norm(h)));  // RMSNorm fused with residual add
+  k.push_back(gemm(h, qd + 2 * kd));               // fused QKV projection
   if (s.qk_norm) {
-    k.push_back(elementwise(2 * qd * kBf16Bytes, hd * kBf16Bytes));  // per-head q RMSNorm
-    k.push_back(elementwise(2 * kd * kBf16Bytes, hd * kBf16Bytes));  // per-head k RMSNorm
+    k.push_back(elementwise(head_rms_norm(qd, hd)));  // per-head q RMSNorm
+    k.push_back(elementwise(head_rms_norm(kd, hd)));  // per-head k RMSNorm
   }
-  k.push_back(elementwise(2 * (qd + kd) * kBf16Bytes));          // RoPE on q and k
-  k.push_back(elementwise(2 * 2 * kd * kBf16Bytes));             // new K/V into the paged cache
-  k.push_back(elementwise(2 * qd * kBf16Bytes));                 // attention: q in, output out
-  k.push_back(gemm(qd, h));                                      // o_proj
-  k.push_back(elementwise(4 * h * kBf16Bytes, h * kBf16Bytes));  // post-attention RMSNorm + add
-  k.push_back(gemm(h, 2 * ffn));                                 // fused gate_up
-  k.push_back(elementwise(3 * ffn * kBf16Bytes));                // SiLU(gate) * up
-  k.push_back(gemm(ffn, h));                                     // down_proj
+  k.push_back(elementwise(rotary_embedding(qd, kd)));   // RoPE on q and k
+  k.push_back(elementwise(kv_cache_append(kd)));        // new K/V into the paged cache
+  k.push_back(elementwise(attention_activations(qd)));  // attention: q in, output out
+  k.push_back(gemm(qd, h));                             // o_proj
+  k.push_back(elementwise(residual_rms_norm(h)));       // post-attention RMSNorm + add
+  k.push_back(gemm(h, 2 * ffn));                        // fused gate_up
+  k.push_back(elementwise(silu_mul(ffn)));              // SiLU(gate) * up
+  k.push_back(gemm(ffn, h));                            // down_proj
   return k;
 }
 
@@ -113,13 +118,12 @@ std::vector<Kernel> decoder_layer(const DenseShape& s) {
 // accept/sample pass reading them.
 std::vector<Kernel> head_and_sampler(const DenseShape& s, double vocab) {
   const double h = static_cast<double>(s.hidden);
-  return {elementwise(4 * h * kBf16Bytes, h * kBf16Bytes),  // final RMSNorm fused with add
-          gemm(h, vocab), elementwise(vocab * (kBf16Bytes + kFp32Bytes)),
-          elementwise(vocab * kFp32Bytes)};
+  return {elementwise(residual_rms_norm(h)),  // final RMSNorm fused with add
+          gemm(h, vocab), elementwise(logits_softmax(vocab)), elementwise(sampler(vocab))};
 }
 
 Kernel embedding_gather(const DenseShape& s) {
-  return elementwise(2 * static_cast<double>(s.hidden) * kBf16Bytes);
+  return elementwise(sparksim::embedding_gather(static_cast<double>(s.hidden)));
 }
 
 double parameter_count(const DenseShape& s) {
@@ -207,6 +211,14 @@ std::vector<std::string> analytic_target_names(const JsonFile& shapes) {
   return names;
 }
 
+MemoryBoundRates memory_bound_rates(const JsonFile& shapes, const std::string& gpu,
+                                    const RooflineConstants& c) {
+  const Pointer g = Pointer("/gpus") / gpu_key(shapes, gpu);
+  const double copy_tb_s =
+      shapes.get_number(g / "copy_tb_s_measured_read_plus_write", NumberRange::positive());
+  return {copy_tb_s * 1e12 * c.bandwidth_efficiency * 1e-6, c.kernel_overhead_us};
+}
+
 Profile make_analytic_profile(const nlohmann::json& shapes, const std::string& gpu,
                               const std::string& target, const std::string& date,
                               const std::string& git_sha, const RooflineConstants& c) {
@@ -243,10 +255,11 @@ ProfileDraft make_analytic_draft(const JsonFile& shapes, const std::string& gpu,
       shapes.has(layer_ids) ? static_cast<std::int64_t>(shapes.get_array(layer_ids).size()) : 0;
 
   Hardware hw;
-  hw.bytes_per_us = copy_tb_s * 1e12 * c.bandwidth_efficiency * 1e-6;
+  const MemoryBoundRates memory_rates = memory_bound_rates(shapes, gpu_name, c);
+  hw.bytes_per_us = memory_rates.bytes_per_us;
   hw.gemm_flops_per_us = gemm_tflops * 1e12 * c.gemm_efficiency * 1e-6;
   hw.attention_flops_per_us = gemm_tflops * 1e12 * c.attention_efficiency * 1e-6;
-  hw.kernel_overhead_us = c.kernel_overhead_us;
+  hw.kernel_overhead_us = memory_rates.kernel_us;
 
   ProfileDraft draft;
   // A roofline's context rates mean no more than four decimals of a nanosecond. Its step constant

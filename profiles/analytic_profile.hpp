@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_file.hpp"
+#include "profiles/non_gemm_ops.hpp"
 #include "profiles/profile.hpp"
 #include "profiles/profile_finishing.hpp"
 #include "profiles/time_model.hpp"
@@ -72,6 +73,12 @@ Profile make_analytic_profile(const JsonFile& shapes, const std::string& gpu,
 ProfileDraft make_analytic_draft(const JsonFile& shapes, const std::string& gpu,
                                  const std::string& target, const std::string& date,
                                  const std::string& git_sha, const RooflineConstants& c = {});
+
+// The rates memory-bound kernels (non_gemm_ops.hpp) run at on `gpu` ("h100", "h100-sxm", ...):
+// c.bandwidth_efficiency x the GPU's measured copy bandwidth, and c.kernel_overhead_us per kernel.
+// One formula for the roofline and the measured-db composer.
+MemoryBoundRates memory_bound_rates(const JsonFile& shapes, const std::string& gpu,
+                                    const RooflineConstants& c = {});
 
 // Names the generator accepts: GPUs by short name ("h100"), dense targets only (the MoE
 // DeepSeek entries need a different model).

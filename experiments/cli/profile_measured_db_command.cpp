@@ -62,7 +62,8 @@ void run(const ProfileMeasuredDbOptions& o) {
         o.database_dir, o.gpu, AttentionHeads{shape.q_heads, shape.kv_heads, shape.head_dim});
     const Profile analytic =
         make_analytic_profile(shapes, o.gpu.substr(0, o.gpu.find('-')), o.target, date, o.git_sha);
-    const StepComposer composer(db, shape, p.verify.graph_buckets);
+    const StepComposer composer(db, shape, p.verify.graph_buckets,
+                                memory_bound_rates(shapes, o.gpu.substr(0, o.gpu.find('-'))));
     analytic_error =
         profile_vs_composition(analytic, composer, fidelity_points(p.kv_capacity_tokens()));
   }

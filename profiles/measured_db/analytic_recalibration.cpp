@@ -150,7 +150,10 @@ RecalibrationResult recalibrate_analytic(const std::string& database_dir, const 
     const std::string gpu_short = pair.gpu.substr(0, pair.gpu.find('-'));
     const Profile analytic =
         make_analytic_profile(shapes, gpu_short, pair.target, "2026-01-01", "", start);
-    d.composer = std::make_unique<StepComposer>(*d.db, shape, analytic.verify.graph_buckets);
+    // The composition is the fit's target: its memory-bound terms at the default rates,
+    // as the measured-db profiles compose them, whatever constants the fit starts from.
+    d.composer = std::make_unique<StepComposer>(*d.db, shape, analytic.verify.graph_buckets,
+                                                memory_bound_rates(shapes, gpu_short));
     d.points = fidelity_points(analytic.kv_capacity_tokens());
     for (const FidelityPoint& fp : d.points) {
       d.shapes.push_back(batch_shape_of(fp.shape));

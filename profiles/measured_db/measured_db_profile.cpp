@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -73,6 +74,14 @@ std::string deployment_note(const MeasuredDbDeployment& d) {
         "Kernel), LM head and attention bf16 (bf16 KV cache), layer weights 1 byte each.";
   }
   return note;
+}
+
+std::string fixed_digits(double x, int digits) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(digits);
+  out << x;
+  return out.str();
 }
 
 // Draft-model flags per family, as the analytic generator sets them (profiles/README.md).
@@ -209,7 +218,8 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
   p.gpus = static_cast<int>(deployment.tensor_parallel);
   p.hbm_bytes *= static_cast<double>(deployment.tensor_parallel);
   if (deployment.precision == "fp8") p.weights_bytes -= fp8_weight_bytes_saved(full);
-  const StepComposer composer(db, shape, p.verify.graph_buckets);
+  const MemoryBoundRates memory_rates = memory_bound_rates(shapes, gpu_short);
+  const StepComposer composer(db, shape, p.verify.graph_buckets, memory_rates);
   std::set<std::string> outside;
 
   // Dense forward (layers only) and LM head, tabulated from the GEMM rows.
@@ -219,8 +229,9 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
   v.head_tokens = v.dense_tokens;
   v.head_us.clear();
   for (std::int64_t t : v.dense_tokens) {
-    const KernelLatency layers = composer.dense_forward(t);  // GEMMs (+ TP all-reduces)
-    const KernelLatency head = composer.lm_head(t, shape.vocab);
+    // GEMMs (+ TP all-reduces) and the memory-bound operations; LM head plus sampling.
+    const KernelLatency layers = composer.dense_forward(t);
+    const KernelLatency head = composer.head(t);
     outside.insert(layers.outside_grid.begin(), layers.outside_grid.end());
     outside.insert(head.outside_grid.begin(), head.outside_grid.end());
     v.dense_us.push_back(layers.ms * 1e3);
@@ -306,11 +317,16 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
       "count; LM head on verified rows only; FlashAttention-3 decode rows (verify: max of the "
       "decode row and the prefill table's per-pair rate); prefill chunks from the context rows. "
       "dense_us/head_us are tabulated from the GEMM rows, decode_attention_us from the decode "
-      "rows; "
+      "rows; the operations the database does not time (RMSNorms + residual adds, q/k norms, "
+      "RoPE, KV-cache append, SiLU*mul, embedding gather, final norm in dense_us; logits "
+      "processing + sampling over the whole vocabulary per verified row in head_us) are composed "
+      "from the bytes they move at " +
+      fixed_digits(memory_rates.bytes_per_us * 1e-6, 3) + " TB/s (0.95 x measured copy) plus " +
+      fixed_digits(memory_rates.kernel_us, 1) +
+      " us per kernel (the roofline's); "
       "fixed/per-request/KV/pair/prefill-token terms and "
       "every drafter are least-squares fits to composed steps (fidelity: profiles/README.md). "
-      "Not in the database, so not in any step time: norms, RoPE, activation, sampling, the "
-      "Markov head's softmax. Memory sizes and host_overhead_us (" +
+      "Not in any step time: the Markov head's softmax. Memory sizes and host_overhead_us (" +
       std::to_string(static_cast<int>(p.host_overhead_us)) +
       " us, assumed) are the analytic generator's. outside_grid lists every extrapolation." +
       deployment_note(deployment);

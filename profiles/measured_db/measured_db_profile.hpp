@@ -22,7 +22,7 @@ namespace sparksim {
 
 // Every 4th fidelity point (offset 1) is held out of the fit.
 inline constexpr std::size_t kHeldOutEvery = 4;
-inline constexpr const char* kMeasuredDbTool = "sparksim profile-measured-db (composition r2)";
+inline constexpr const char* kMeasuredDbTool = "sparksim profile-measured-db (composition r3)";
 
 struct MeasuredDbBuild {
   Profile profile;

@@ -2,6 +2,7 @@
 #include "profiles/measured_db/step_composer.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "common/input_error.hpp"
 #include "profiles/graph_padding.hpp"
@@ -29,6 +30,8 @@ DenseTargetShape read_dense_target(const JsonFile& shapes, const std::string& ta
   DenseTargetShape s;
   static_cast<DenseModelDims&>(s) = read_dense_model_dims(shapes, Pointer("/targets") / target);
   s.name = target;
+  s.qk_norm = shapes.get_bool(Pointer("/targets") / target / "qk_norm");
+  s.sampled_vocab = s.vocab;
   const Pointer d("/drafters");
   s.mtp1_layers = shapes.get_int(d / "mtp1" / "layers", 1, 64);
   s.eagle3_layers = shapes.get_int(d / "eagle3" / "layers", 1, 64);
@@ -69,9 +72,26 @@ void ComposedStep::add(const std::string& name, const KernelLatency& k, double t
   outside_grid.insert(k.outside_grid.begin(), k.outside_grid.end());
 }
 
+void ComposedStep::add_memory_bound(const std::string& name, double ms) {
+  terms.push_back({name, ms, false});
+  total_ms += ms;
+}
+
+double ComposedStep::database_ms() const {
+  double ms = 0;
+  for (const ComposedTerm& t : terms) ms += t.timed_by_database ? t.ms : 0.0;
+  return ms;
+}
+
 StepComposer::StepComposer(const KernelDatabase& db, DenseTargetShape shape,
-                           std::vector<std::int64_t> graph_buckets)
-    : db_(db), shape_(std::move(shape)), buckets_(std::move(graph_buckets)) {
+                           std::vector<std::int64_t> graph_buckets, MemoryBoundRates memory_rates)
+    : db_(db),
+      shape_(std::move(shape)),
+      buckets_(std::move(graph_buckets)),
+      memory_rates_(memory_rates) {
+  if (!(memory_rates_.bytes_per_us > 0) || !(memory_rates_.kernel_us >= 0)) {
+    throw std::invalid_argument("StepComposer: memory-bound rates must be positive");
+  }
   const std::vector<std::int64_t> lengths = db_.prefill_attention().lengths();
   const std::int64_t longest = lengths.back();
   const double pairs = static_cast<double>(longest) * static_cast<double>(longest + 1) / 2;
@@ -109,9 +129,49 @@ KernelLatency StepComposer::tensor_parallel_all_reduces(std::int64_t tokens) con
   return one.scaled(static_cast<double>(2 * shape_.layers + 1));
 }
 
+double StepComposer::layer_memory_bound_ms(std::int64_t tokens) const {
+  const DenseTargetShape& s = shape_;
+  const NonGemmLayerWidths widths{static_cast<double>(s.hidden),
+                                  static_cast<double>(s.q_heads * s.head_dim),
+                                  static_cast<double>(s.kv_heads * s.head_dim),
+                                  static_cast<double>(s.head_dim),
+                                  static_cast<double>(s.ffn),
+                                  s.qk_norm};
+  double us = 0;
+  for (const MemoryBoundKernel& k : layer_non_gemm_kernels(widths)) {
+    us += memory_bound_us(k, static_cast<double>(tokens), memory_rates_);
+  }
+  return us * 1e-3;
+}
+
+double StepComposer::forward_memory_bound_ms(std::int64_t tokens) const {
+  const double t = static_cast<double>(tokens);
+  const double hidden = static_cast<double>(shape_.hidden);
+  const double around_layers_us = memory_bound_us(embedding_gather(hidden), t, memory_rates_) +
+                                  memory_bound_us(residual_rms_norm(hidden), t, memory_rates_);
+  return layer_memory_bound_ms(tokens) * static_cast<double>(shape_.layers) +
+         around_layers_us * 1e-3;
+}
+
+double StepComposer::logits_and_sampling_ms(std::int64_t rows, std::int64_t vocab) const {
+  if (rows <= 0) return 0;
+  const double r = static_cast<double>(rows);
+  const double v = static_cast<double>(vocab);
+  return (memory_bound_us(logits_softmax(v), r, memory_rates_) +
+          memory_bound_us(sampler(v), r, memory_rates_)) *
+         1e-3;
+}
+
 KernelLatency StepComposer::dense_forward(std::int64_t tokens) const {
   KernelLatency k = layer_gemms(tokens).scaled(static_cast<double>(shape_.layers));
   k += tensor_parallel_all_reduces(tokens);
+  k.ms += forward_memory_bound_ms(tokens);
+  return k;
+}
+
+KernelLatency StepComposer::head(std::int64_t rows) const {
+  KernelLatency k = lm_head(rows, shape_.vocab);
+  k.ms += logits_and_sampling_ms(rows, shape_.sampled_vocab);
   return k;
 }
 
@@ -147,8 +207,14 @@ ComposedStep StepComposer::step(const StepShape& s) const {
     out.add("TP all-reduces (2 x " + std::to_string(shape_.layers) + " + embedding)",
             tensor_parallel_all_reduces(pad(tokens)));
   }
+  out.add_memory_bound("norms, RoPE, KV append, SiLU*mul x " + std::to_string(shape_.layers) +
+                           " + embedding + final norm",
+                       forward_memory_bound_ms(pad(tokens)));
   const std::int64_t head_rows = verify + (s.prefill_tokens > 0 ? 1 : 0);
   out.add("LM head (" + std::to_string(head_rows) + " rows)", lm_head(head_rows, shape_.vocab));
+  out.add_memory_bound("logits processing + sampling (" + std::to_string(head_rows) + " rows x " +
+                           std::to_string(shape_.sampled_vocab) + " vocab)",
+                       logits_and_sampling_ms(head_rows, shape_.sampled_vocab));
   if (s.requests > 0) {
     out.add("decode attention x " + std::to_string(shape_.layers),
             verify_attention(s.requests, s.verify_width, s.context), layers);
@@ -171,6 +237,8 @@ ComposedStep StepComposer::draft(const DrafterSpec& drafter, std::int64_t reques
                           const std::string& what) {
     out.add(what + " layer GEMMs x " + std::to_string(count), layer_gemms(pad(tokens)),
             static_cast<double>(count));
+    out.add_memory_bound(what + " norms, RoPE, KV append, SiLU*mul x " + std::to_string(count),
+                         layer_memory_bound_ms(pad(tokens)) * static_cast<double>(count));
     if (s.tensor_parallel > 1) {
       // Two all-reduces per drafter layer, as in the target (the tables' 2 x layers + 1 rule
       // counted per layer: the drafter shares the target's embedding pass).
@@ -188,6 +256,8 @@ ComposedStep StepComposer::draft(const DrafterSpec& drafter, std::int64_t reques
       out.add("fc 2h->h", g.latency(pad(requests), s.hidden, 2 * s.hidden));
       layers(s.mtp1_layers, requests, 1, "mtp1");
       out.add("LM head", lm_head(requests, s.vocab));
+      out.add_memory_bound("logits processing + sampling",
+                           logits_and_sampling_ms(requests, s.sampled_vocab));
       break;
     case DrafterFamily::kEagle3:
       // A 3h -> h fusion once, then γ sequential passes of one layer and a reduced-vocab head.
@@ -196,6 +266,8 @@ ComposedStep StepComposer::draft(const DrafterSpec& drafter, std::int64_t reques
         layers(s.eagle3_layers, requests, 1, "eagle3 pass");
         out.add("draft head (" + std::to_string(s.eagle3_draft_vocab) + " vocab)",
                 lm_head(requests, s.eagle3_draft_vocab));
+        out.add_memory_bound("draft logits processing + sampling",
+                             logits_and_sampling_ms(requests, s.eagle3_draft_vocab));
       }
       break;
     case DrafterFamily::kDflash:
@@ -208,6 +280,8 @@ ComposedStep StepComposer::draft(const DrafterSpec& drafter, std::int64_t reques
       const bool spark = drafter.family == DrafterFamily::kDspark;
       layers(spark ? s.dspark_layers : s.dflash_layers, block, gamma, spark ? "dspark" : "dflash");
       out.add("LM head (block)", lm_head(block, s.vocab));
+      out.add_memory_bound("block logits processing + sampling",
+                           logits_and_sampling_ms(block, s.sampled_vocab));
       if (spark) {
         out.add("Markov rank->vocab GEMM x " + std::to_string(gamma),
                 g.latency(requests, s.vocab, s.markov_rank), static_cast<double>(gamma));

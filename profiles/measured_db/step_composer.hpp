@@ -13,8 +13,15 @@
 //    all-reduces of tokens x hidden bf16 values (after O and after down), plus one for the
 //    vocabulary-parallel embedding, from comm_custom_allreduce.csv (CUDA-graph rows for a padded
 //    step, eager rows above the largest bucket);
-//  - no norms, RoPE, activation, sampling or host time: the database has none of them.
-// This reproduces the worked Qwen3-8B example of the database's README (tested within 1%).
+//  - the memory-bound operations the database does not time (non_gemm_ops.hpp), from the bytes
+//    they move at the GPU's measured copy bandwidth plus one kernel cost each: per layer the two
+//    RMSNorm + residual adds, Qwen3's q/k norms, RoPE, the KV-cache append and SiLU·mul at the
+//    padded token count (one GPU's shard widths), the embedding gather and the final norm; and
+//    per verified row the logits processing + sampling over the WHOLE vocabulary (vLLM gathers
+//    the vocabulary-parallel logits before sampling, so one GPU samples the full row);
+//  - no host time.
+// Its database-timed terms reproduce the worked Qwen3-8B example of the database's README (tested
+// within 1%); the memory-bound terms are named separately (ComposedTerm::timed_by_database).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +33,7 @@
 #include "profiles/dense_model_dims.hpp"
 #include "profiles/drafter.hpp"
 #include "profiles/kernel_db/kernel_database.hpp"
+#include "profiles/non_gemm_ops.hpp"
 
 namespace sparksim {
 
@@ -34,6 +42,9 @@ struct DenseTargetShape : DenseModelDims {
   // GPUs one replica's layers are split over (Megatron tensor parallelism). After
   // shard_for_tensor_parallel, q_heads, kv_heads, ffn and vocab are one GPU's share.
   std::int64_t tensor_parallel = 1;
+  bool qk_norm = false;  // Qwen3's per-head q and k RMSNorms
+  // The whole vocabulary, which sampling reads on one GPU whatever the sharding.
+  std::int64_t sampled_vocab = 0;
   // Drafter shapes (model_shapes.json's drafters): layers, Markov rank, dflash context layers.
   std::int64_t mtp1_layers = 1, eagle3_layers = 1, dflash_layers = 5, dspark_layers = 5;
   std::int64_t markov_rank = 256, dflash_context_layers = 5, eagle3_draft_vocab = 32000;
@@ -60,6 +71,7 @@ struct StepShape {
 struct ComposedTerm {
   std::string name;  // "gemm layers (36 x QKV+O+gate_up+down)", "lm head", ...
   double ms = 0;
+  bool timed_by_database = true;  // false: a memory-bound term composed from bytes moved
 };
 
 struct ComposedStep {
@@ -67,12 +79,16 @@ struct ComposedStep {
   double total_ms = 0;
   std::set<std::string> outside_grid;  // every extrapolation used
   void add(const std::string& name, const KernelLatency& k, double times = 1);
+  void add_memory_bound(const std::string& name, double ms);
+  // The terms the database times (GEMMs, attention, all-reduces): the README's composition.
+  double database_ms() const;
 };
 
 class StepComposer {
  public:
+  // `memory_rates`: what the memory-bound operations run at (memory_bound_rates() of the GPU).
   StepComposer(const KernelDatabase& db, DenseTargetShape shape,
-               std::vector<std::int64_t> graph_buckets);
+               std::vector<std::int64_t> graph_buckets, MemoryBoundRates memory_rates);
 
   std::int64_t pad(std::int64_t tokens) const;
   // One decoder layer's GEMMs of `width`-hidden layers at m tokens (target shape).
@@ -81,8 +97,17 @@ class StepComposer {
   // The tensor-parallel all-reduces of one forward over `tokens` (already padded): 2 per layer
   // plus the embedding's, tokens x hidden bf16 elements each; zero at tp 1.
   KernelLatency tensor_parallel_all_reduces(std::int64_t tokens) const;
-  // Every layer's GEMMs plus the all-reduces at `tokens` (already padded): the dense table.
+  // One decoder layer's memory-bound operations at `tokens` (already padded), ms.
+  double layer_memory_bound_ms(std::int64_t tokens) const;
+  // Every layer's plus the embedding gather and the final norm at `tokens`, ms.
+  double forward_memory_bound_ms(std::int64_t tokens) const;
+  // Logits processing + sampling of `rows` rows over `vocab` entries, ms.
+  double logits_and_sampling_ms(std::int64_t rows, std::int64_t vocab) const;
+  // Every layer's GEMMs, the all-reduces and the memory-bound operations at `tokens` (already
+  // padded): the dense table.
   KernelLatency dense_forward(std::int64_t tokens) const;
+  // The LM head on `rows` rows plus their logits processing and sampling: the head table.
+  KernelLatency head(std::int64_t rows) const;
   KernelLatency verify_attention(std::int64_t requests, std::int64_t width,
                                  std::int64_t context) const;                       // one layer
   KernelLatency prefill_attention(std::int64_t tokens, std::int64_t cached) const;  // one layer
@@ -99,6 +124,7 @@ class StepComposer {
   const KernelDatabase& db_;
   DenseTargetShape shape_;
   std::vector<std::int64_t> buckets_;
+  MemoryBoundRates memory_rates_;
   double ms_per_pair_ = 0;  // the prefill table's rate at its longest single-request prompt
 };
 

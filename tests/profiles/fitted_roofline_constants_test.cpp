@@ -181,7 +181,8 @@ TEST_CASE("the bundled fitted constants bring analytic H100 / qwen3-8b closer to
   const KernelDatabase db =
       KernelDatabase::load(kSource + "/profiles/data/aic", "h100-sxm",
                            AttentionHeads{shape.q_heads, shape.kv_heads, shape.head_dim});
-  const StepComposer composer(db, shape, defaults.verify.graph_buckets);
+  const StepComposer composer(db, shape, defaults.verify.graph_buckets,
+                              memory_bound_rates(shapes, "h100"));
   const double before = mean_error_vs_composition(defaults, composer);
   const double after = mean_error_vs_composition(fitted, composer);
   INFO("mean |error| vs the database: defaults " << 100 * before << "%, fitted " << 100 * after

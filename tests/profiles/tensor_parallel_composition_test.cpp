@@ -31,10 +31,12 @@ TEST_CASE("a TP-2 decode step equals the hand sum of its named database rows") {
   CHECK(shard.kv_heads == 4);
   CHECK(shard.ffn == 7168);
   CHECK(shard.vocab == 64128);
+  CHECK(shard.sampled_vocab == 128256);
   const KernelDatabase db = KernelDatabase::load(
       kDatabase, "h100-sxm", AttentionHeads{shard.q_heads, shard.kv_heads, shard.head_dim},
       "bfloat16", "llama-3.1-8b");
-  const StepComposer composer(db, shard, vllm_graph_buckets(512));
+  const StepComposer composer(db, shard, vllm_graph_buckets(512),
+                              memory_bound_rates(shapes, "h100"));
   // 8 requests decoding one token each at 2048 KV entries (step 2047): m = 8 (a graph bucket).
   // Rows of profiles/data/aic/h100_sxm/gemm_added_targets.csv, bfloat16, m = 8 (line: n, k, ms):
   const double qkv = 0.013337777720557319;   // line 6009: n 3072 = (16 + 2 x 4) x 128, k 4096
@@ -52,22 +54,42 @@ TEST_CASE("a TP-2 decode step equals the hand sum of its named database rows") {
 
   CHECK(composer.layer_gemms(8).ms * layers == Approx(hand_gemms).epsilon(1e-12));
   CHECK(composer.tensor_parallel_all_reduces(8).ms == Approx(hand_all_reduce).epsilon(1e-12));
-  CHECK(composer.dense_forward(8).ms == Approx(hand_gemms + hand_all_reduce).epsilon(1e-12));
+  // The memory-bound operations on one GPU's shard widths (hidden 4096 whole, q 16 x 128 = 2048,
+  // kv 4 x 128 = 512, ffn 7168; no q/k norms in Llama), 8 tokens, bf16, H100 at 0.95 x 3.0 TB/s
+  // = 2.85e6 B/us and 2 us per kernel. Bytes per layer: two RMSNorm + adds 2 x (4096 x 2 weights
+  // + 8 x 4 x 4096 x 2) = 540672, RoPE 8 x 2 x (2048 + 512) x 2 = 81920, KV append
+  // 8 x 2 x 2 x 512 x 2 = 32768, SiLU*mul 8 x 3 x 7168 x 2 = 344064: 999424 B, 5 kernels.
+  // Forward: 32 layers + embedding (8 x 2 x 4096 x 2 = 131072) + final norm (270336):
+  // 32382976 B / 2.85e6 = 11.362448 us, 162 kernels x 2 us = 324 us: 0.335362448 ms.
+  const double hand_memory_bound = (32382976.0 / 2.85e6 + 324.0) * 1e-3;
+  CHECK(composer.forward_memory_bound_ms(8) == Approx(hand_memory_bound).epsilon(1e-12));
+  CHECK(composer.dense_forward(8).ms ==
+        Approx(hand_gemms + hand_all_reduce + hand_memory_bound).epsilon(1e-12));
   const ComposedStep step = composer.step(StepShape{8, 1, 2048, 0, 0});
-  double terms_without_head = 0;
+  double database_without_head = 0;
   for (const ComposedTerm& t : step.terms) {
-    if (t.name.rfind("LM head", 0) != 0) terms_without_head += t.ms;
+    if (t.timed_by_database && t.name.rfind("LM head", 0) != 0) database_without_head += t.ms;
   }
-  CHECK(terms_without_head == Approx(hand_gemms + hand_all_reduce + hand_attention).epsilon(1e-12));
+  CHECK(database_without_head ==
+        Approx(hand_gemms + hand_all_reduce + hand_attention).epsilon(1e-12));
   // The vocabulary-parallel head is one GPU's 64128 columns, bf16.
-  CHECK(step.total_ms - terms_without_head ==
+  CHECK(step.database_ms() - database_without_head ==
         Approx(db.gemm().latency(8, 64128, 4096).ms).epsilon(1e-12));
+  // Sampling reads the gathered logits over the WHOLE vocabulary, 128256, on one GPU: 8 rows x
+  // 128256 x (2 + 4 softmax + 4 sampler) B = 10260480 B / 2.85e6 + 2 kernels x 2 us.
+  const double hand_sampling = (10260480.0 / 2.85e6 + 4.0) * 1e-3;
+  CHECK(composer.logits_and_sampling_ms(8, shard.sampled_vocab) ==
+        Approx(hand_sampling).epsilon(1e-12));
+  CHECK(step.total_ms - step.database_ms() ==
+        Approx(hand_memory_bound + hand_sampling).epsilon(1e-12));
   // At TP 1 nothing is communicated.
   const DenseTargetShape whole = read_dense_target(shapes, "llama-3.1-8b");
   const KernelDatabase db1 = KernelDatabase::load(
       kDatabase, "h100-sxm", AttentionHeads{whole.q_heads, whole.kv_heads, whole.head_dim},
       "bfloat16", "llama-3.1-8b");
-  CHECK(StepComposer(db1, whole, vllm_graph_buckets(512)).tensor_parallel_all_reduces(8).ms == 0);
+  CHECK(StepComposer(db1, whole, vllm_graph_buckets(512), memory_bound_rates(shapes, "h100"))
+            .tensor_parallel_all_reduces(8)
+            .ms == 0);
 }
 
 TEST_CASE("above the largest graph bucket the all-reduce rows are the eager ones") {
@@ -77,7 +99,8 @@ TEST_CASE("above the largest graph bucket the all-reduce rows are the eager ones
   const KernelDatabase db = KernelDatabase::load(
       kDatabase, "h100-sxm", AttentionHeads{shard.q_heads, shard.kv_heads, shard.head_dim},
       "bfloat16", "qwen3-32b");
-  const StepComposer composer(db, shard, vllm_graph_buckets(512));
+  const StepComposer composer(db, shard, vllm_graph_buckets(512),
+                              memory_bound_rates(shapes, "h100"));
   const AllReduceTable& t = *db.all_reduce();
   CHECK(composer.tensor_parallel_all_reduces(512).ms ==
         Approx(129 * t.latency(4, 512 * 5120, LaunchMode::kCudaGraph).ms).epsilon(1e-12));
