@@ -7,6 +7,7 @@
 #include "experiments/cli/provenance_options.hpp"
 #include "experiments/cli/run_options_binding.hpp"
 #include "experiments/plan/capacity_plan.hpp"
+#include "experiments/plan/plan_uncertainty.hpp"
 
 namespace sparksim::cli {
 
@@ -56,11 +57,13 @@ void print_plan(const PlanResult& result, const std::string& out_dir) {
   const std::size_t per_group = std::max<std::size_t>(1, result.topologies.size());
   for (std::size_t i = 0; i < result.plans.size(); ++i) {
     std::printf("%s\n", plan_answer(result, result.plans[i]).c_str());
+    if (!result.uncertainty.empty()) std::printf("%s\n", uncertainty_answer(result, i).c_str());
     if (!result.topologies.empty() && (i + 1) % per_group == 0) {
       std::printf("%s\n", topology_answer(result, i / per_group).c_str());
     }
   }
-  std::printf("wrote     %s/{plan.csv,search.csv,config.json%s}\n", out_dir.c_str(),
+  std::printf("wrote     %s/{plan.csv,search.csv,config.json%s%s}\n", out_dir.c_str(),
+              result.uncertainty.empty() ? "" : ",uncertainty.csv,meet_probability.csv",
               result.topologies.empty() ? "" : ",topology.csv,profiles/");
 }
 
@@ -94,11 +97,21 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str();
   add_topology_options(*cmd, o->topology);
   add_provenance_options(*cmd, o->topology.date, o->topology.git_sha);
+  auto uncertain = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("--uncertain", *uncertain,
+                  "inputs known only within a range: NAME=LOW:HIGH or NAME=A|B (the inputs of "
+                  "sparksim sensitivity, e.g. acceptance_shift=-0.5:0.5 verify_cost_x=0.9:1.1)");
+  cmd->add_option("--uncertainty-samples", o->uncertainty_samples,
+                  "--uncertain: Latin-hypercube samples, a full search each")
+      ->capture_default_str();
+  cmd->add_option("--uncertainty-seed", o->uncertainty_seed, "--uncertain: the design's seed")
+      ->capture_default_str();
   cmd->add_option("--jobs", o->jobs, "worker threads (default: every hardware thread)");
   cmd->add_option("--out", o->out_dir, "output directory");
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
-  cmd->callback([cmd, o, quiet] {
+  cmd->callback([cmd, o, quiet, uncertain] {
     if (print_requested_help(o->run)) return;
+    for (const auto& text : *uncertain) o->uncertain.push_back(parse_uncertain_input(text));
     apply_engine_preset(*cmd, o->run);
     o->topology.date = date_or_today(o->topology.date);
     const PlanResult result = run_plan(*o);

@@ -18,6 +18,7 @@
 #include "common/text_file.hpp"
 #include "common/version.hpp"
 #include "experiments/plan/plan_outputs.hpp"
+#include "experiments/plan/plan_uncertainty.hpp"
 #include "experiments/run/parallel_runner.hpp"
 #include "experiments/run/problem_list.hpp"
 #include "experiments/sweep/sweep_config.hpp"
@@ -270,6 +271,7 @@ std::vector<TopologyCandidate> plan_candidates(const PlanOptions& o, ProblemList
   } else {
     candidates.emplace_back();
     candidates.back().profile_path = o.run.profile_path;
+    candidates.back().profile = o.run.profile;  // set only when a sample scales the profile
   }
   return candidates;
 }
@@ -459,11 +461,8 @@ void search_plans(const PlanOptions& o, const PreparedPlan& prepared, PlanResult
   }
 }
 
-}  // namespace
-
-PlanResult run_plan(const PlanOptions& o) {
-  PlanResult result;
-  const PreparedPlan prepared = prepare_plan(o, result);
+// Everything run_plan does between preparing and writing.
+void search_prepared_plan(const PlanOptions& o, const PreparedPlan& prepared, PlanResult& result) {
   describe_profiles(result, o, prepared.candidates, prepared.first_setup);
   result.routers = o.routers;
   for (double share : o.prefill_shares) {
@@ -473,7 +472,29 @@ PlanResult run_plan(const PlanOptions& o) {
       std::min<std::int64_t>(o.max_replicas, std::max<std::int64_t>(prepared.requests, 1));
   if (o.topology.active()) result.topologies = prepared.candidates;
   search_plans(o, prepared, result);
+}
+
+}  // namespace
+
+PlanResult run_plan(const PlanOptions& o) {
+  PlanResult result;
+  const PreparedPlan prepared = prepare_plan(o, result);
+  check_uncertain_inputs(o);  // every sample's settings would run, before any simulation
+  search_prepared_plan(o, prepared, result);
+  if (!o.uncertain.empty()) result.uncertainty = sample_plan_uncertainty(o, result);
   write_plan_outputs(o, result, plan_run_configs(prepared.setups), prepared.requests);
+  return result;
+}
+
+void check_plan(const PlanOptions& o) {
+  PlanResult ignored;
+  (void)prepare_plan(o, ignored);
+}
+
+PlanResult search_plan(const PlanOptions& o) {
+  PlanResult result;
+  const PreparedPlan prepared = prepare_plan(o, result);
+  search_prepared_plan(o, prepared, result);
   return result;
 }
 

@@ -14,6 +14,7 @@
 #include "experiments/plan/fleet.hpp"
 #include "experiments/plan/topology_plan.hpp"
 #include "experiments/run/run_experiment.hpp"
+#include "experiments/sensitivity/sensitivity_inputs.hpp"
 
 namespace sparksim {
 
@@ -81,6 +82,18 @@ struct PlanOptions {
   TopologyPlanOptions topology;
   int jobs = 0;
   std::string out_dir;
+  // Declared input uncertainty (plan_uncertainty.hpp): each input uniform over [low, high] (a
+  // categorical one: either choice), sampled by a seeded Latin hypercube; empty = none.
+  std::vector<SensitivityInput> uncertain;
+  std::int64_t uncertainty_samples = 16;
+  std::uint64_t uncertainty_seed = 1;
+};
+
+// One sample of the declared inputs and what the plan needs under it.
+struct UncertaintySample {
+  std::vector<double> values;  // per input: its value (categorical: kAtLow or kAtHigh)
+  std::vector<std::optional<std::int64_t>>
+      replicas;  // per plan (PlanResult::plans); nullopt: unmet
 };
 
 struct PlanResult {
@@ -97,13 +110,23 @@ struct PlanResult {
   // Topology mode: per policy and fleet, one verdict per topology (same order as `topologies`),
   // aligned with `plans` in groups of topologies.size().
   std::vector<std::vector<TopologyVerdict>> verdicts;
+  std::vector<UncertaintySample> uncertainty;  // one per sample; empty without uncertain inputs
 };
 
 // Validates everything first (SLO, every policy entry prepared as `sparksim run` would, the
 // routers and layouts, an open-loop workload, the topologies), then searches each policy and fleet
 // (and topology) and writes DIR/plan.csv, DIR/search.csv and DIR/config.json; with topologies
 // also DIR/topology.csv and every composed topology's profile as DIR/profiles/<topology>.json.
+// With uncertain inputs, also searches every sample (plan_uncertainty.hpp) and writes
+// DIR/uncertainty.csv and DIR/meet_probability.csv.
 PlanResult run_plan(const PlanOptions& options);
+
+// The checks alone (every problem run_plan would stop on before simulating), as one InputError.
+void check_plan(const PlanOptions& options);
+
+// The search alone, for one setting of the inputs: validates as run_plan does, writes nothing and
+// ignores `options.uncertain`.
+PlanResult search_plan(const PlanOptions& options);
 
 // The one-line answer for a policy (and fleet, "[kv-aware, colocated]", when several), e.g.
 // "dspark-7 + async-topk: 3 replicas (3 GPUs) meet ttft_p99_ms<=2000 (1234.5), ...; 2 replicas

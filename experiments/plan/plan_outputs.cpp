@@ -10,6 +10,7 @@
 #include "common/staged_directory.hpp"
 #include "common/text_file.hpp"
 #include "common/version.hpp"
+#include "experiments/plan/plan_uncertainty.hpp"
 #include "policies/policy_registry.hpp"
 #include "profiles/profile_io.hpp"
 
@@ -137,6 +138,19 @@ nlohmann::ordered_json plan_config_json(const PlanOptions& o, const PlanResult& 
   if (o.topology.active()) config["topology_search"] = topology_search_json(o.topology);
   config["policies"] = nlohmann::ordered_json::array();
   for (const auto& p : result.plans) config["policies"].push_back(p.drafter + "+" + p.policy);
+  if (!o.uncertain.empty()) {
+    nlohmann::ordered_json u;
+    u["inputs"] = nlohmann::ordered_json::array();
+    for (const auto& in : o.uncertain) {
+      u["inputs"].push_back(
+          {{"input", in.label()}, {"low", in.low_text()}, {"high", in.high_text()}});
+    }
+    u["samples"] = o.uncertainty_samples;
+    u["seed"] = o.uncertainty_seed;
+    u["design"] =
+        "Latin hypercube, each input uniform over [low, high] (categorical: either value)";
+    config["uncertainty"] = std::move(u);
+  }
   config["runs"] = std::move(run_configs);
   return config;
 }
@@ -150,6 +164,10 @@ void write_plan_outputs(const PlanOptions& o, const PlanResult& result,
   write_file_bytes(dir.file("search.csv"), search_csv(result));
   write_file_bytes(dir.file("config.json"),
                    format_json(plan_config_json(o, result, std::move(run_configs), requests)));
+  if (!o.uncertain.empty()) {
+    write_file_bytes(dir.file("uncertainty.csv"), uncertainty_csv(o, result));
+    write_file_bytes(dir.file("meet_probability.csv"), meet_probability_csv(result));
+  }
   if (o.topology.active()) {
     write_file_bytes(dir.file("topology.csv"), topology_csv(result));
     // The composed profiles, so `sparksim cluster --profile` can serve the chosen fleet.

@@ -8,7 +8,6 @@
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "profiles/profile_io.hpp"
-#include "sim/acceptance/acceptance_scenarios.hpp"
 
 namespace sparksim {
 
@@ -82,10 +81,7 @@ SensitivityInput parse_input(const JsonFile& f, const Pointer& ptr, const SweepC
   if (in.kind == nullptr) {
     f.fail(ptr / "input", "unknown input '" + name + "' (inputs: " + input_kind_names() + ")");
   }
-  const bool acceptance_key =
-      in.kind->kind != InputKind::kDraftCost && in.kind->kind != InputKind::kVerifyCost &&
-      in.kind->kind != InputKind::kHostOverhead && in.kind->kind != InputKind::kSpsBelief;
-  if (acceptance_key && c.acceptance.rfind("calibrated", 0) != 0) {
+  if (varies_acceptance_model(*in.kind) && c.acceptance.rfind("calibrated", 0) != 0) {
     f.fail(ptr / "input", name + " varies the calibrated acceptance model; the experiment uses '" +
                               c.acceptance + "'");
   }
@@ -94,13 +90,7 @@ SensitivityInput parse_input(const JsonFile& f, const Pointer& ptr, const SweepC
     in.high_choice = f.get_string(ptr / "high");
     for (const char* end : {"low", "high"}) {
       const std::string v = f.get_string(ptr / end);
-      bool ok = false;
-      if (in.kind->kind == InputKind::kSpsBelief) {
-        ok = v == "capture" || v == "live" || v == "reference";
-      } else {
-        for (const auto& s : acceptance_scenarios()) ok = ok || s.name == v;
-      }
-      if (!ok) f.fail(ptr / end, "'" + v + "' is not a value of " + name);
+      if (!is_choice_of(*in.kind, v)) f.fail(ptr / end, "'" + v + "' is not a value of " + name);
     }
     return in;
   }

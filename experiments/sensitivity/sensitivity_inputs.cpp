@@ -3,6 +3,7 @@
 
 #include "common/json_file.hpp"
 #include "experiments/sensitivity/profile_scaling.hpp"
+#include "sim/acceptance/acceptance_scenarios.hpp"
 
 namespace sparksim {
 
@@ -56,6 +57,22 @@ std::string input_kind_names() {
   std::string out;
   for (const auto& k : input_kinds()) out += (out.empty() ? "" : ", ") + std::string(k.name);
   return out;
+}
+
+bool is_choice_of(const InputKindInfo& kind, const std::string& value) {
+  if (kind.kind == InputKind::kSpsBelief) {
+    return value == "capture" || value == "live" || value == "reference";
+  }
+  if (kind.kind != InputKind::kAcceptanceScenario) return false;
+  for (const auto& s : acceptance_scenarios()) {
+    if (s.name == value) return true;
+  }
+  return false;
+}
+
+bool varies_acceptance_model(const InputKindInfo& kind) {
+  return kind.kind != InputKind::kDraftCost && kind.kind != InputKind::kVerifyCost &&
+         kind.kind != InputKind::kHostOverhead && kind.kind != InputKind::kSpsBelief;
 }
 
 std::string SensitivityInput::low_text() const {

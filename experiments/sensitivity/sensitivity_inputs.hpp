@@ -46,6 +46,11 @@ const std::vector<InputKindInfo>& input_kinds();
 const InputKindInfo* find_input_kind(std::string_view name);
 // "acceptance_shift, acceptance_scenario, ...", for messages.
 std::string input_kind_names();
+// Whether `value` is one of a categorical kind's values (an SPS belief, a named acceptance
+// scenario).
+bool is_choice_of(const InputKindInfo& kind, const std::string& value);
+// Whether the kind sets a key of the calibrated acceptance model (so it needs `calibrated`).
+bool varies_acceptance_model(const InputKindInfo& kind);
 
 // One declared input of a study.
 struct SensitivityInput {

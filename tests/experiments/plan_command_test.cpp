@@ -1,6 +1,8 @@
 // `sparksim plan` end to end: the minimum replica count is one that was simulated and met the
 // SLO while one fewer was simulated and missed it; unmeetable SLOs are said so; bad input is
 // reported all at once before anything runs.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "cli_harness.hpp"
@@ -118,5 +120,87 @@ TEST_CASE("plan reports every bad input before simulating") {
   CHECK_THAT(r.output, Catch::Contains("--policies 'medusa-2+static:k=1': --drafter: unknown"));
   CHECK_THAT(r.output, Catch::Contains("--router: unknown router 'random'; valid: round-robin"));
   CHECK_FALSE(fs::exists(dir / "plan"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("plan --uncertain: each sample needs what a plain plan at that sample's inputs needs") {
+  // Oracle: a plain `sparksim plan --acceptance calibrated:shift=V` at each sampled V (printed
+  // exactly: shortest round-trip form). The design is a Latin hypercube: 3 samples of [-1.5, 1.5]
+  // fall one in each third. The meet probabilities are counted here from the plain plans.
+  const auto dir = scratch_dir("plan_uncertain");
+  const std::string policy = "--policies dspark-7+static:k=4 ";
+  const std::string slo = "--slo \"ttft_p99_ms<=3000,tok_s_per_user_p50>=60\" ";
+  const auto r = run_cli("plan " + kWorkload + slo + policy +
+                             "--uncertain acceptance_shift=-1.5:1.5 --uncertainty-samples 3 "
+                             "--out " +
+                             (dir / "plan").string(),
+                         dir);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("uncertain (3 samples): "));
+  const CsvTable samples =
+      CsvTable::parse(read_file(dir / "plan" / "uncertainty.csv"), "uncertainty.csv");
+  REQUIRE(samples.rows() == 3);
+  std::vector<bool> third_seen(3, false);
+  std::vector<std::int64_t> needs;
+  for (std::size_t s = 0; s < samples.rows(); ++s) {
+    const std::string shift = samples.cell(s, samples.column("acceptance_shift"));
+    const double v = std::stod(shift);
+    REQUIRE(v >= -1.5);
+    REQUIRE(v < 1.5);
+    third_seen[static_cast<std::size_t>((v + 1.5) / 1.0)] = true;
+    const auto plain_dir = dir / ("plain" + std::to_string(s));
+    const auto plain =
+        run_cli("plan " + kWorkload + slo + policy + "--acceptance calibrated:shift=" + shift +
+                    " --out " + plain_dir.string(),
+                dir);
+    INFO(plain.output);
+    REQUIRE(plain.exit_code == 0);
+    const CsvTable plan = CsvTable::parse(read_file(plain_dir / "plan.csv"), "plan.csv");
+    REQUIRE(plan.cell(0, plan.column("status")) == "met");
+    CHECK(samples.integer(s, samples.column("replicas")) ==
+          plan.integer(0, plan.column("replicas")));
+    needs.push_back(plan.integer(0, plan.column("replicas")));
+  }
+  CHECK(third_seen == std::vector<bool>{true, true, true});
+  const CsvTable meets =
+      CsvTable::parse(read_file(dir / "plan" / "meet_probability.csv"), "meet_probability.csv");
+  const auto [lo, hi] = std::minmax_element(needs.begin(), needs.end());
+  REQUIRE(meets.rows() == static_cast<std::size_t>(*hi - *lo + 1));
+  for (std::size_t row = 0; row < meets.rows(); ++row) {
+    const auto n = meets.integer(row, meets.column("replicas"));
+    const auto expected = std::count_if(needs.begin(), needs.end(), [&](auto k) { return k <= n; });
+    CHECK(meets.integer(row, meets.column("samples_meeting")) == expected);
+    CHECK(meets.number(row, meets.column("p_meets")) ==
+          Approx(static_cast<double>(expected) / 3.0).margin(1e-4));
+  }
+  const auto config = read_json(dir / "plan" / "config.json");
+  CHECK(config["uncertainty"]["samples"] == 3);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("plan --uncertain: bad declarations stop before simulating, nothing written") {
+  const auto dir = scratch_dir("plan_uncertain_bad");
+  const std::string base = "plan " + kWorkload +
+                           "--slo \"ttft_p99_ms<=3000\" --policies dspark-7+static:k=4 --out " +
+                           (dir / "plan").string() + " ";
+  const std::pair<const char*, const char*> cases[] = {
+      {"--uncertain speed=1:2", "expected NAME=LOW:HIGH or NAME=A|B"},
+      {"--uncertain acceptance_shift=1:-1", "LOW must be below HIGH"},
+      {"--uncertain acceptance_shift=0:x", "'x' is not a number"},
+      {"--uncertain 'sps_belief=capture|psychic'", "'psychic' is not a value of sps_belief"},
+      {"--uncertain acceptance_shift=-1:1 --uncertainty-samples 1",
+       "--uncertainty-samples must be in [2, 1000]"},
+      {"--uncertain acceptance_shift=-1:1 --acceptance bernoulli:p=0.8",
+       "varies the calibrated acceptance model"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = run_cli(base + args, dir);
+    INFO(args);
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains(message));
+    CHECK_FALSE(fs::exists(dir / "plan"));
+  }
   fs::remove_all(dir);
 }
