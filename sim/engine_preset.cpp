@@ -1,5 +1,6 @@
-// The preset table. Values are each engine's defaults for one H100-class GPU (80-141 GB) serving
-// with its OpenAI-compatible server, as the engines' own argument code sets them.
+// The preset table. Values are each engine version's published defaults for one H100-class GPU
+// (80-141 GB) serving with its OpenAI-compatible server; each entry's `source` says where they come
+// from and whether they differ from the engine's other versions.
 #include "sim/engine_preset.hpp"
 
 #include <array>
@@ -10,20 +11,49 @@ namespace sparksim {
 
 namespace {
 
-constexpr std::array<EnginePreset, 2> kPresets = {{
-    {"vllm",
-     "vLLM V1 `vllm serve` defaults on H100/H200: max_num_seqs 1024, max_num_batched_tokens "
+constexpr std::string_view kVllmSource =
+    "vLLM engine arguments, EngineArgs._set_default_args in vllm/engine/arg_utils.py: on GPUs with "
+    ">= 70 GiB that are not A100, the OpenAI server gets max_num_seqs 1024 and "
+    "max_num_batched_tokens 8192; V1 chunked prefill on; gpu_memory_utilization 0.9 of the GPU's "
+    "memory. vLLM 0.11 and 0.12 publish the same defaults, so vllm@0.11 and vllm@0.12 differ "
+    "only in name";
+
+constexpr std::array<EnginePreset, 4> kPresets = {{
+    {"vllm@0.11", "vllm", "0.11",
+     "vLLM 0.11 (V1) `vllm serve` defaults on H100/H200: max_num_seqs 1024, max_num_batched_tokens "
      "8192, chunked prefill on, gpu_memory_utilization 0.9",
-     1024, 8192, PrefillMode::kChunked, 0.9,
-     "vLLM engine arguments (V1 defaults for the OpenAI server on GPUs with >= 70 GiB); the same "
-     "values are stated in the bundled measurements' notes"},
-    {"sglang",
-     "SGLang `launch_server` defaults on H100/H200 (one GPU): chunked_prefill_size 8192, "
+     1024, 8192, PrefillMode::kChunked, 0.9, MemoryShareOf::kTotal, kVllmSource},
+    {"vllm@0.12", "vllm", "0.12",
+     "vLLM 0.12 (V1) `vllm serve` defaults on H100/H200: max_num_seqs 1024, max_num_batched_tokens "
+     "8192, chunked prefill on, gpu_memory_utilization 0.9",
+     1024, 8192, PrefillMode::kChunked, 0.9, MemoryShareOf::kTotal, kVllmSource},
+    {"sglang@0.5", "sglang", "0.5",
+     "SGLang 0.5 `launch_server` defaults on H100/H200 (one GPU): chunked_prefill_size 8192, "
      "mem_fraction_static 0.88, running requests bounded by the KV pool",
-     4096, 8192, PrefillMode::kChunked, 0.88,
-     "SGLang server_args.py: chunked_prefill_size 8192 for 35-160 GB GPUs, mem_fraction_static "
-     "0.88 at tp 1; max_running_requests is sized from the KV pool, so the preset sets a high cap "
-     "and lets the simulator's KV accounting bound admission"},
+     4096, 8192, PrefillMode::kChunked, 0.88, MemoryShareOf::kTotal,
+     "SGLang server_args.py (0.5 series): chunked_prefill_size 8192 for 35-160 GB GPUs, "
+     "mem_fraction_static 0.88 at tp 1 of the GPU's memory; max_running_requests is sized from "
+     "the KV pool, so the preset sets a high cap (4096) and lets the simulator's KV accounting "
+     "bound admission. One preset covers the 0.5 series (0.5.6 and 0.5.8 rows replay on it); "
+     "per-patch differences were not traced"},
+    {"trtllm@1.0", "trtllm", "1.0",
+     "TensorRT-LLM 1.0 `trtllm-serve` (PyTorch backend) defaults: max_batch_size 2048, "
+     "max_num_tokens 8192, KV cache 0.9 of the memory free after the weights",
+     2048, 8192, PrefillMode::kChunked, 0.9, MemoryShareOf::kFree,
+     "TensorRT-LLM BuildConfig defaults (tensorrt_llm/builder.py: max_batch_size 2048, "
+     "max_num_tokens 8192), which trtllm-serve passes on; trtllm-serve "
+     "--kv_cache_free_gpu_memory_fraction 0.9 ('Free GPU memory fraction reserved for KV Cache, "
+     "after allocating model weights and buffers', nvidia.github.io/TensorRT-LLM trtllm-serve "
+     "command reference); enable_chunked_prefill off and the GUARANTEED_NO_EVICT capacity "
+     "scheduler. In-flight batching mixes whole context requests with generation under "
+     "max_num_tokens; the simulator has no whole-prompt mode, so prefill is modelled as chunks "
+     "under the same 8192-token budget (identical while a prompt fits the step's free budget)"},
+}};
+
+constexpr std::array<EngineAlias, 3> kAliases = {{
+    {"vllm", "vllm@0.12"},
+    {"sglang", "sglang@0.5"},
+    {"trtllm", "trtllm@1.0"},
 }};
 
 }  // namespace
@@ -32,18 +62,56 @@ std::span<const EnginePreset> engine_presets() {
   return kPresets;
 }
 
+std::span<const EngineAlias> engine_aliases() {
+  return kAliases;
+}
+
 std::string engine_preset_names() {
   std::string out;
   for (const EnginePreset& p : kPresets) out += (out.empty() ? "" : ", ") + std::string(p.name);
-  return out;
+  out += " (aliases:";
+  for (std::size_t i = 0; i < kAliases.size(); ++i) {
+    out += std::string(i == 0 ? " " : ", ") + std::string(kAliases[i].alias) + " = " +
+           std::string(kAliases[i].preset);
+  }
+  return out + ")";
+}
+
+const EnginePreset* lookup_engine_preset(const std::string& name) {
+  std::string_view wanted = name;
+  for (const EngineAlias& a : kAliases) {
+    if (a.alias == wanted) wanted = a.preset;
+  }
+  for (const EnginePreset& p : kPresets) {
+    if (p.name == wanted) return &p;
+  }
+  return nullptr;
 }
 
 const EnginePreset& find_engine_preset(const std::string& name) {
-  for (const EnginePreset& p : kPresets) {
-    if (p.name == name) return p;
-  }
+  if (const EnginePreset* p = lookup_engine_preset(name)) return *p;
   throw InputError("--engine: unknown engine preset '" + name +
                    "'; valid: " + engine_preset_names());
+}
+
+const EnginePreset* engine_preset_for_version(const std::string& engine,
+                                              const std::string& version) {
+  for (const EnginePreset& p : kPresets) {
+    if (p.engine != engine || version.size() < p.version.size()) continue;
+    if (version.compare(0, p.version.size(), p.version) != 0) continue;
+    if (version.size() == p.version.size() || version[p.version.size()] == '.') return &p;
+  }
+  return nullptr;
+}
+
+double preset_memory_utilization(const EnginePreset& preset, double hbm_bytes, double weights_bytes,
+                                 double reserved_bytes) {
+  if (preset.memory_share_of == MemoryShareOf::kTotal || !(hbm_bytes > 0)) {
+    return preset.memory_share;
+  }
+  const double fixed = weights_bytes + reserved_bytes;
+  if (!(fixed < hbm_bytes)) return preset.memory_share;
+  return (fixed + preset.memory_share * (hbm_bytes - fixed)) / hbm_bytes;
 }
 
 }  // namespace sparksim

@@ -51,7 +51,7 @@ void add_acceptance_options(CLI::App& cmd, RunOptions& run) {
 
 void add_engine_options(CLI::App& cmd, RunOptions& run) {
   cmd.add_option("--engine", run.engine,
-                 "engine preset: " + engine_preset_names() +
+                 "engine preset, engine@version: " + engine_preset_names() +
                      " (max sequences, token budget, chunked prefill, KV memory share)");
   cmd.add_option("--max-running", run.max_running,
                  "max concurrent requests holding KV (per replica)")
@@ -73,13 +73,13 @@ void add_engine_options(CLI::App& cmd, RunOptions& run) {
 
 void apply_engine_preset(const CLI::App& cmd, RunOptions& run) {
   if (run.engine.empty()) return;
-  for (const EnginePreset& p : engine_presets()) {
-    if (p.name != run.engine) continue;
-    if (cmd.count("--max-running") == 0) run.max_running = p.max_running;
-    if (cmd.count("--max-batch-tokens") == 0) run.max_batch_tokens = p.max_batch_tokens;
-    if (cmd.count("--prefill") == 0) {
-      run.prefill = p.prefill == PrefillMode::kChunked ? "chunked" : "separate";
-    }
+  // An unknown name is reported with the run's other input problems.
+  const EnginePreset* p = lookup_engine_preset(run.engine);
+  if (p == nullptr) return;
+  if (cmd.count("--max-running") == 0) run.max_running = p->max_running;
+  if (cmd.count("--max-batch-tokens") == 0) run.max_batch_tokens = p->max_batch_tokens;
+  if (cmd.count("--prefill") == 0) {
+    run.prefill = p->prefill == PrefillMode::kChunked ? "chunked" : "separate";
   }
 }
 

@@ -297,7 +297,11 @@ RunSetup prepare_run(const RunOptions& o) {
   load_run_workload(o, setup, problems);
   problems.throw_if_any();
   if (o.host_overhead_us) setup.profile.host_overhead_us = *o.host_overhead_us;
-  if (preset != nullptr) setup.profile.memory_utilization = preset->memory_utilization;
+  if (preset != nullptr) {
+    setup.profile.memory_utilization =
+        preset_memory_utilization(*preset, setup.profile.hbm_bytes, setup.profile.weights_bytes,
+                                  setup.profile.reserved_bytes);
+  }
   materialize_workload(o, setup);
   resolve_engine(o, *drafter, setup);
   return setup;
@@ -332,6 +336,9 @@ nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchr
   cfg["write_steps"] = o.write_steps;
   cfg["seed"] = o.seed;
   cfg["engine_preset"] = o.engine;
+  const EnginePreset* preset = o.engine.empty() ? nullptr : lookup_engine_preset(o.engine);
+  cfg["engine_preset_name"] = preset != nullptr ? std::string(preset->name) : "";
+  cfg["engine_version"] = preset != nullptr ? std::string(preset->version) : "";
   cfg["memory_utilization"] = setup.profile.memory_utilization;
   cfg["max_running"] = setup.engine.max_running;
   cfg["max_batch_tokens"] = setup.engine.max_batch_tokens;

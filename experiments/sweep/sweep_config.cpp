@@ -367,8 +367,9 @@ void parse_engine(const JsonFile& f, SweepConfig& c, ProblemList& problems) {
   check_keys(f, en, kEngineKeys, problems);
   if (f.has(en / "preset")) {
     check_at(f, en / "preset", problems, [&] {
-      const EnginePreset& p = find_engine_preset(f.get_string(en / "preset"));
-      c.engine = std::string(p.name);
+      const std::string name = f.get_string(en / "preset");
+      const EnginePreset& p = find_engine_preset(name);
+      c.engine = name;  // as written: config.json records it and the resolved name and version
       c.max_running = p.max_running;
       c.max_batch_tokens = p.max_batch_tokens;
       c.prefill = p.prefill == PrefillMode::kChunked ? "chunked" : "separate";

@@ -173,7 +173,8 @@ SimulatedMetrics replay_case(const BenchmarkCase& c, const Profile& profile_in,
     config.max_running = preset.max_running;
     config.max_batch_tokens = preset.max_batch_tokens;
     config.prefill_mode = preset.prefill;
-    profile.memory_utilization = preset.memory_utilization;
+    profile.memory_utilization = preset_memory_utilization(
+        preset, profile.hbm_bytes, profile.weights_bytes, profile.reserved_bytes);
   }
   config.kv_capacity_tokens =
       options.kv_capacity_tokens > 0 ? options.kv_capacity_tokens : profile.kv_capacity_tokens();

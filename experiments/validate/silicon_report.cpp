@@ -141,6 +141,7 @@ nlohmann::ordered_json silicon_report_json(const std::vector<SiliconResult>& res
       c["role"] = r.role;
       c["profile"] = r.config.profile_path;
       c["engine"] = r.config.engine;
+      c["tp"] = r.row.tp;
       c["ttft_ms"] = {{"measured", r.row.ttft_ms},
                       {"predicted", r.simulated->ttft_ms.mean.value_or(0)},
                       {"error", e.ttft}};

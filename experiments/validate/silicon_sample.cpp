@@ -6,6 +6,7 @@
 #include "common/csv_table.hpp"
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
+#include "sim/engine_preset.hpp"
 
 namespace sparksim {
 
@@ -81,11 +82,6 @@ SiliconConfig map_silicon_row(const SiliconRow& row, const std::string& profiles
   if (c.target.empty()) return skip("model " + row.model_path + " has no dense target shape");
   c.gpu = gpu_of(row.system);
   if (c.gpu.empty()) return skip("system " + row.system + " is not in the kernel database");
-  if (row.backend == "vllm" || row.backend == "sglang") {
-    c.engine = row.backend;
-  } else {
-    return skip("backend " + row.backend + " has no engine preset");
-  }
   if (row.pp != 1) return skip("pipeline parallel " + std::to_string(row.pp));
   if (row.tp != 1 && row.tp != 2 && row.tp != 4 && row.tp != 8) {
     return skip("tensor parallel " + std::to_string(row.tp));
@@ -104,6 +100,15 @@ SiliconConfig map_silicon_row(const SiliconRow& row, const std::string& profiles
       c.target + "-tp" + std::to_string(row.tp) + (c.precision == "fp8" ? "-fp8" : "") + ".json";
   c.profile_path = (std::filesystem::path(profiles_dir) / c.gpu / file).string();
   if (!std::filesystem::exists(c.profile_path)) return skip("no profile " + c.profile_path);
+  // A row the composition can replay runs on its own engine version's preset, or not at all: a
+  // version without one is an input problem, never replayed on another version's limits.
+  const EnginePreset* preset = engine_preset_for_version(row.backend, row.backend_version);
+  if (preset == nullptr) {
+    throw InputError(row.origin + ": engine " + row.backend + " " +
+                     (row.backend_version.empty() ? "(no version)" : row.backend_version) +
+                     " has no engine preset; valid: " + engine_preset_names());
+  }
+  c.engine = std::string(preset->name);
   c.group = row.backend + " " +
             (row.backend_version.empty() ? "(no version)" : row.backend_version) + " / " +
             c.target + " / " + c.precision;

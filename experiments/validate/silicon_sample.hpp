@@ -33,12 +33,14 @@ struct SiliconConfig {
   std::string target;        // "qwen3-32b"
   std::string gpu;           // "h100-sxm"
   std::string precision;     // "bf16" | "fp8"
-  std::string engine;        // preset: "vllm" | "sglang"
+  std::string engine;        // its engine version's preset: "vllm@0.12" | "sglang@0.5" | ...
   std::string profile_path;  // <profiles_dir>/<gpu>/<target>-tp<N>[-fp8].json
   std::string group;         // "vllm 0.12.0 / qwen3-32b / bf16": engine version x model x precision
 };
 
 // The configuration that replays `row` from the profiles under `profiles_dir`, or why none does.
+// A row that maps to a model, GPU, precision and profile but whose engine version has no preset
+// (sim/engine_preset.hpp) is refused: InputError `path:line: what`.
 SiliconConfig map_silicon_row(const SiliconRow& row, const std::string& profiles_dir);
 
 // The group key a split file names roles by: "<backend> <version> / <target>" (engine version x

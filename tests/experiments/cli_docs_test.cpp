@@ -110,4 +110,30 @@ TEST_CASE("every help line is a lowercase phrase without a final period", "[cli]
 }
 
 }  // namespace
+
+TEST_CASE("docs/cli.md lists exactly the engine presets --engine accepts", "[cli][docs]") {
+  // ENGINE@VERSION names in `run --help`'s --engine line against those docs/cli.md writes in
+  // backticks.
+  const auto dir = scratch_dir("cli_docs_engine");
+  const CliStreams r = run_cli_streams("run --help", dir);
+  REQUIRE(r.exit_code == 0);
+  const std::regex name("[a-z]+@[0-9]+(\\.[0-9]+)*");
+  std::set<std::string> accepted;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("--engine") == std::string::npos) continue;
+    for (std::sregex_iterator it(line.begin(), line.end(), name), end; it != end; ++it) {
+      accepted.insert(it->str());
+    }
+  }
+  const std::string docs = read_file(std::string(SPARKSIM_SOURCE_DIR) + "/docs/cli.md");
+  const std::regex quoted("`([a-z]+@[0-9]+(\\.[0-9]+)*)`");
+  std::set<std::string> documented;
+  for (std::sregex_iterator it(docs.begin(), docs.end(), quoted), end; it != end; ++it) {
+    documented.insert((*it)[1].str());
+  }
+  CHECK(accepted.size() >= 4);
+  CHECK(accepted == documented);
+}
+
 }  // namespace sparksim::testing

@@ -1,8 +1,13 @@
 // `sparksim validate --silicon`: the assumed client (closed loop at batch_size, fixed lengths)
 // against a hand-worked timeline on a 10 ms-per-step profile, the row -> configuration mapping
 // (and the reasons rows are skipped), and a malformed row stopping with path:line, exit 2.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <utility>
 
 #include <catch2/catch.hpp>
 
@@ -12,6 +17,7 @@
 #include "experiments/validate/silicon_report.hpp"
 #include "experiments/validate/silicon_sample.hpp"
 #include "profiles/profile_io.hpp"
+#include "sim/engine_preset.hpp"
 
 using namespace sparksim;
 using namespace sparksim::testing;
@@ -29,8 +35,9 @@ const char* kHeader =
     "decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n";
 
 std::string row(const std::string& id, const std::string& backend, const std::string& isl,
-                const std::string& ttft) {
-  return id + ",src," + backend + ",0.12.0,Qwen/Qwen3-32B,h100_sxm,,agg," + isl +
+                const std::string& ttft, const std::string& version = "0.12.0",
+                const std::string& model = "Qwen/Qwen3-32B") {
+  return id + ",src," + backend + "," + version + "," + model + ",h100_sxm,,agg," + isl +
          ",3,,,2,2,1,1,1,1,,,,,,,,,,,,,,," + ttft + ",9\n";
 }
 
@@ -49,17 +56,17 @@ TEST_CASE("silicon replay: closed loop at batch_size with fixed lengths, worked 
   const auto dir = scratch_dir("silicon_closed_loop");
   const auto profiles = profiles_folder(dir);
   std::ofstream(dir / "s.csv") << kHeader << row("a", "vllm", "100", "12")
-                               << row("b", "trtllm", "100", "12");
+                               << row("b", "vllm", "100", "12", "0.12.0", "Qwen/Qwen3-235B");
   const std::vector<SiliconRow> rows = read_silicon_sample((dir / "s.csv").string());
   REQUIRE(rows.size() == 2);
   const SiliconConfig config = map_silicon_row(rows[0], profiles.string());
   REQUIRE(config.replayable);
-  CHECK(config.engine == "vllm");
-  CHECK(config.precision == "bf16");  // empty precision: the bf16 checkpoint
+  CHECK(config.engine == "vllm@0.12");  // its own engine version's preset
+  CHECK(config.precision == "bf16");    // empty precision: the bf16 checkpoint
   CHECK(config.group == "vllm 0.12.0 / qwen3-32b / bf16");
   const SiliconConfig skipped = map_silicon_row(rows[1], profiles.string());
   CHECK_FALSE(skipped.replayable);
-  CHECK(skipped.skip_reason == "backend trtllm has no engine preset");
+  CHECK(skipped.skip_reason == "model Qwen/Qwen3-235B has no dense target shape");
 
   // 2 users, 2 requests each, 100 prompt + 3 output tokens, 10 ms per step: both first requests
   // prefill together in step 1 (first token at 10 ms), decode at 20 and 30 ms; the next two are
@@ -90,7 +97,7 @@ TEST_CASE("silicon replay: closed loop at batch_size with fixed lengths, worked 
                          dir);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, Catch::Contains("vllm 0.12.0 / qwen3-32b / bf16"));
-  CHECK_THAT(r.output, Catch::Contains("1  backend trtllm has no engine preset"));
+  CHECK_THAT(r.output, Catch::Contains("1  model Qwen/Qwen3-235B has no dense target shape"));
   CHECK(read_json(dir / "r.json").at("groups").size() == 1);
 
   // With a split, each group carries its role and the check groups are pooled.
@@ -130,4 +137,94 @@ TEST_CASE("silicon replay: a malformed row stops with path:line, exit 2, no repo
   std::ofstream(dir / "zero.csv") << kHeader << row("a", "vllm", "100", "0");
   CHECK_THROWS_WITH(read_silicon_sample((dir / "zero.csv").string()),
                     Catch::Contains("zero.csv:2: silicon_ttft_ms is 0; must be > 0"));
+}
+
+TEST_CASE(
+    "silicon replay: each row runs on its own engine version's preset, a version without one is "
+    "exit 2") {
+  const auto dir = scratch_dir("silicon_versions");
+  const auto profiles = profiles_folder(dir);
+  // The version -> preset table written out by hand from sim/engine_preset.cpp's names.
+  std::ofstream(dir / "v.csv") << kHeader << row("a", "vllm", "100", "12", "0.12.0")
+                               << row("b", "sglang", "100", "12", "0.5.8.post1")
+                               << row("c", "trtllm", "100", "12", "1.0.0rc3")
+                               << row("d", "vllm", "100", "12", "0.11.2");
+  const std::vector<SiliconRow> rows = read_silicon_sample((dir / "v.csv").string());
+  REQUIRE(rows.size() == 4);
+  const char* expected[] = {"vllm@0.12", "sglang@0.5", "trtllm@1.0", "vllm@0.11"};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const SiliconConfig c = map_silicon_row(rows[i], profiles.string());
+    REQUIRE(c.replayable);
+    CHECK(c.engine == expected[i]);
+  }
+
+  // TensorRT-LLM 1.2 and vLLM 9.9 have no preset: a row the composition could replay on another
+  // version's limits is refused at load, before anything runs, with its line.
+  for (const auto& [version, backend] :
+       {std::pair<std::string, std::string>{"1.2.0rc6.post1", "trtllm"}, {"9.9.0", "vllm"}}) {
+    std::ofstream(dir / "u.csv") << kHeader << row("a", "vllm", "100", "12")
+                                 << row("b", backend, "100", "12", version);
+    const auto r =
+        run_cli("validate --silicon " + (dir / "u.csv").string() + " --silicon-profiles " +
+                    profiles.string() + " --json " + (dir / "u.json").string(),
+                dir);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains("u.csv:3: engine " + backend + " " + version +
+                                         " has no engine preset; valid: "));
+    CHECK_THAT(r.output, Catch::Contains("trtllm@1.0"));
+    CHECK_FALSE(std::filesystem::exists(dir / "u.json"));
+  }
+}
+
+TEST_CASE("silicon bundle: the split gives every bundled row a role, check cases >= half") {
+  // Read with a plain split on commas (the bundled file has no quoted cells), not the loader under
+  // test; ids, backends and versions from the CSV against the ids the split file lists.
+  const std::string base = kSource + "/experiments/validate/data/silicon/";
+  std::istringstream csv(read_file(base + "silicon_dense.csv"));
+  std::string line;
+  std::getline(csv, line);
+  const auto cells = [](const std::string& l) {
+    std::vector<std::string> out;
+    std::string cell;
+    std::istringstream in(l);
+    while (std::getline(in, cell, ',')) out.push_back(cell);
+    return out;
+  };
+  const std::vector<std::string> header = cells(line);
+  const auto col = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    REQUIRE(it != header.end());
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t c_id = col("id"), c_backend = col("backend"),
+                    c_version = col("backend_version");
+  const auto split = read_json(base + "split.json");
+  std::map<std::string, std::pair<std::string, std::string>> role_of;  // id -> (group, role)
+  std::size_t listed = 0;
+  for (const auto& g : split.at("groups")) {
+    const std::string group =
+        g.at("backend").get<std::string>() + " " + g.at("backend_version").get<std::string>();
+    CHECK(g.at("cases").get<std::size_t>() == g.at("ids").size());
+    for (const auto& id : g.at("ids")) {
+      CHECK(role_of.emplace(id.get<std::string>(), std::pair{group, g.at("role")}).second);
+      ++listed;
+    }
+  }
+  std::size_t rows = 0, check = 0;
+  std::set<std::string> seen;
+  while (std::getline(csv, line)) {
+    if (line.empty()) continue;
+    const std::vector<std::string> r = cells(line);
+    ++rows;
+    INFO(r[c_id]);
+    CHECK(seen.insert(r[c_id]).second);
+    const auto it = role_of.find(r[c_id]);
+    REQUIRE(it != role_of.end());
+    CHECK(it->second.first == r[c_backend] + " " + r[c_version]);
+    CHECK(engine_preset_for_version(r[c_backend], r[c_version]) != nullptr);
+    if (it->second.second == "check") ++check;
+  }
+  CHECK(rows == listed);  // no role for a row that is not bundled
+  CHECK(rows >= 120);
+  CHECK(2 * check >= rows);
 }
