@@ -446,7 +446,10 @@ void plan_scenarios(TopologySweepResult& r, ProblemList& problems) {
   const ScenarioBand band = scenario_band(r.config.target, r.sweep.acceptance);
   r.no_band = band.why_none;
   if (band.scenarios.empty()) {
-    r.scenarios.push_back({band.pinned.empty() ? "-" : band.pinned, r.sweep.acceptance, false, {}});
+    r.scenarios.push_back({band.pinned.empty() ? "-" : band.pinned,
+                           r.sweep.acceptance,
+                           band.pinned == kDefaultV4Scenario,
+                           {}});
     return;
   }
   for (const std::string& name : band.scenarios) {

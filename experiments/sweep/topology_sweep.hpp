@@ -45,9 +45,9 @@ struct TopologyEntry {
 
 // Every entry's sweep under one acceptance scenario.
 struct ScenarioSweep {
-  std::string name;        // the scenario; "-" when the acceptance names none (replay, curves=)
-  std::string acceptance;  // the spec its sweeps ran with
-  bool is_default = false;
+  std::string name;         // the scenario; "-" when the acceptance names none (replay, curves=)
+  std::string acceptance;   // the spec its sweeps ran with
+  bool is_default = false;  // the target's default scenario (run with a band or pinned)
   std::vector<TopologyEntry> entries;
 };
 
