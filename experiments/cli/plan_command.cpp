@@ -42,7 +42,7 @@ void add_topology_options(CLI::App& cmd, TopologyPlanOptions& t) {
 
 // What stdout shows: the profile, the SLO and fleets, one answer per plan (and per topology
 // group, the choice), and the files written.
-void print_plan(const PlanResult& result, const std::string& out_dir) {
+void print_plan(const PlanOptions& options, const PlanResult& result) {
   std::printf("profile   %s\n", result.profile_label.c_str());
   std::string slo;
   for (const auto& t : result.terms) slo += (slo.empty() ? "" : ", ") + t.text();
@@ -54,15 +54,21 @@ void print_plan(const PlanResult& result, const std::string& out_dir) {
   std::printf("slo       %s; router %s; layout %s; up to %lld replicas\n", slo.c_str(),
               join(result.routers).c_str(), join(result.layouts).c_str(),
               static_cast<long long>(result.max_replicas));
+  if (const std::string note = scenario_note(options, result); !note.empty()) {
+    std::printf("%s\n", note.c_str());
+  }
   const std::size_t per_group = std::max<std::size_t>(1, result.topologies.size());
   for (std::size_t i = 0; i < result.plans.size(); ++i) {
     std::printf("%s\n", plan_answer(result, result.plans[i]).c_str());
     if (!result.uncertainty.empty()) std::printf("%s\n", uncertainty_answer(result, i).c_str());
+    if (const std::string by = scenario_answer(options, result, i); !by.empty()) {
+      std::printf("%s\n", by.c_str());
+    }
     if (!result.topologies.empty() && (i + 1) % per_group == 0) {
       std::printf("%s\n", topology_answer(result, i / per_group).c_str());
     }
   }
-  std::printf("wrote     %s/{plan.csv,search.csv,config.json%s%s}\n", out_dir.c_str(),
+  std::printf("wrote     %s/{plan.csv,search.csv,config.json%s%s}\n", options.out_dir.c_str(),
               result.uncertainty.empty() ? "" : ",uncertainty.csv,meet_probability.csv",
               result.topologies.empty() ? "" : ",topology.csv,profiles/");
 }
@@ -116,7 +122,7 @@ void add_plan_command(CLI::App& app) {
     o->topology.date = date_or_today(o->topology.date);
     const PlanResult result = run_plan(*o);
     if (*quiet) return;
-    print_plan(result, o->out_dir);
+    print_plan(*o, result);
   });
 }
 

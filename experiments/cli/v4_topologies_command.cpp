@@ -1,7 +1,8 @@
 // `sparksim v4-topologies`: a DeepSeek-V4 comparison (DSpark-5 against MTP-1) on every plausible
 // replica topology (GPU × expert-parallel size × two-batch overlap × expert routing, profiles
-// composed from the measured database) and on the telemetry fits; tier gains as median and range,
-// infeasible baselines counted, the paper's figures beside (experiments/sweep/topology_sweep.hpp).
+// composed from the measured database) and on the telemetry fits, under each DSpark acceptance
+// scenario; tier gains as median and range, the band over scenarios, infeasible baselines counted,
+// the paper's figures beside (experiments/sweep/topology_sweep.hpp).
 #include <cstdio>
 
 #include "experiments/cli/commands.hpp"
@@ -26,9 +27,9 @@ void add_v4_topologies_command(CLI::App& app) {
     if (*quiet) return;
     std::fputs(r.summary_text.c_str(), stdout);
     std::printf(
-        "\nwrote     %s/{summary.txt,summary.csv,topologies.csv,budget.csv,profiles/,...} "
-        "(%zu points)\n",
-        o->out_dir.c_str(), r.points);
+        "\nwrote     %s/{summary.txt,summary.csv,scenarios.csv,topologies.csv,budget.csv,"
+        "profiles/%s,...} (%zu points)\n",
+        o->out_dir.c_str(), r.scenarios.size() > 1 ? ",scenarios/" : "", r.points);
   });
 }
 

@@ -330,10 +330,12 @@ void describe_profiles(PlanResult& result, const PlanOptions& o,
   if (first_setup != nullptr && !o.topology.active()) {
     result.profile_label = first_setup->profile.label();
     result.profile_source = first_setup->profile.provenance.source;
+    result.target = first_setup->profile.target;
   }
   for (std::size_t c = 0; o.topology.active() && c < candidates.size(); ++c) {
     if (!candidates[c].profile) continue;
     const Profile& profile = *candidates[c].profile;
+    result.target = profile.target;
     result.profile_label +=
         (result.profile_label.empty() ? "" : "; ") + candidates[c].name + ": " + profile.label();
     const std::string& source = profile.provenance.source;

@@ -102,6 +102,7 @@ struct PlanResult {
   // joined with '+' when they differ ("telemetry+analytic"), each plan row naming its own.
   std::string profile_label;
   std::string profile_source;
+  std::string target;  // the planned profiles' target (each topology's is the same)
   std::vector<std::string> routers;
   std::vector<std::string> layouts;
   std::int64_t max_replicas = 0;  // after capping at the trace's request count

@@ -12,7 +12,9 @@
 #include "experiments/run/problem_list.hpp"
 #include "experiments/sensitivity/latin_hypercube.hpp"
 #include "experiments/sweep/sweep_config.hpp"
+#include "profiles/drafter.hpp"
 #include "profiles/profile_io.hpp"
+#include "sim/acceptance/acceptance_scenarios.hpp"
 
 namespace sparksim {
 
@@ -68,7 +70,78 @@ std::int64_t samples_meeting(const std::vector<std::optional<std::int64_t>>& nee
                        [&](const auto& n) { return n.has_value() && *n <= replicas; });
 }
 
+// The index of the uncertain input that varies the acceptance scenario, if any.
+std::optional<std::size_t> scenario_input(const PlanOptions& o) {
+  for (std::size_t i = 0; i < o.uncertain.size(); ++i) {
+    if (o.uncertain[i].kind->kind == InputKind::kAcceptanceScenario) return i;
+  }
+  return std::nullopt;
+}
+
+// "3 replicas (24 GPUs)", "2-3 replicas (16-24 GPUs)", with ", unmet in 1" when some sample
+// needed more than the search's bound.
+std::string needs_text(const std::vector<std::optional<std::int64_t>>& needs,
+                       std::int64_t gpus_per_replica) {
+  std::vector<std::int64_t> met;
+  for (const auto& n : needs) {
+    if (n) met.push_back(*n);
+  }
+  if (met.empty()) return "unmet";
+  const auto [lo, hi] = std::minmax_element(met.begin(), met.end());
+  const auto range = [](std::int64_t a, std::int64_t b) {
+    return a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b);
+  };
+  std::string text = range(*lo, *hi) + (*hi == 1 ? " replica (" : " replicas (") +
+                     range(*lo * gpus_per_replica, *hi * gpus_per_replica) +
+                     (*hi * gpus_per_replica == 1 ? " GPU)" : " GPUs)");
+  if (met.size() < needs.size()) {
+    text += ", unmet in " + std::to_string(needs.size() - met.size());
+  }
+  return text;
+}
+
 }  // namespace
+
+std::string scenario_note(const PlanOptions& o, const PlanResult& r) {
+  if (!is_scenario_target(r.target)) return "";
+  const bool plans_dspark = std::any_of(r.plans.begin(), r.plans.end(), [](const PolicyPlan& p) {
+    return parse_drafter(p.drafter).family == DrafterFamily::kDspark;
+  });
+  if (!plans_dspark) return "";
+  const ScenarioBand band = scenario_band(r.target, o.run.acceptance);
+  const std::string head = "acceptance DSpark on " + r.target + ": ";
+  if (band.scenarios.empty()) return head + "no band over acceptance scenarios: " + band.why_none;
+  if (scenario_input(o)) {
+    return head + "the scenario varies with --uncertain (default " +
+           std::string(kDefaultV4Scenario) + "); each plan's 'by scenario' line gives the band";
+  }
+  std::string choices;
+  for (const std::string& name : band.scenarios) choices += (choices.empty() ? "" : "|") + name;
+  return head + "scenario " + std::string(kDefaultV4Scenario) +
+         " (the default prior, docs/moe.md); for the band over scenarios add --uncertain "
+         "'acceptance_scenario=" +
+         choices + "' --uncertainty-samples " + std::to_string(band.scenarios.size()) +
+         " (one search per scenario)";
+}
+
+std::string scenario_answer(const PlanOptions& o, const PlanResult& r, std::size_t plan) {
+  const auto input = scenario_input(o);
+  if (!input || r.uncertainty.empty()) return "";
+  const SensitivityInput& in = o.uncertain[*input];
+  std::string line = "  by scenario:";
+  for (const bool high : {false, true}) {
+    const std::string& name = high ? in.high_choice : in.low_choice;
+    std::vector<std::optional<std::int64_t>> needs;
+    for (const UncertaintySample& s : r.uncertainty) {
+      if ((s.values[*input] == kAtHigh) == high) needs.push_back(s.replicas[plan]);
+    }
+    line += std::string(high ? ";" : "") + " " + name +
+            (name == kDefaultV4Scenario ? " (default)" : "") + " " +
+            (needs.empty() ? std::string("not sampled")
+                           : needs_text(needs, r.plans[plan].gpus_per_replica));
+  }
+  return line;
+}
 
 SensitivityInput parse_uncertain_input(const std::string& text) {
   const std::size_t eq = text.find('=');

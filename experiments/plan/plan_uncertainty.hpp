@@ -48,6 +48,20 @@ std::string uncertainty_csv(const PlanOptions& options, const PlanResult& result
 // a sample when it has at least the replicas the sample needs: the search's monotone premise).
 std::string meet_probability_csv(const PlanResult& result);
 
+// DeepSeek-V4 has no published DSpark acceptance (sim/acceptance/acceptance_scenarios.hpp). For a
+// plan on a deepseek-v4-* target with a DSpark policy, one line for stdout naming the acceptance
+// scenario the plan ran under and how to see the band over scenarios (every scenario is a whole
+// extra search, so the band is asked for: `--uncertain acceptance_scenario=A|B
+// --uncertainty-samples 2` searches once under each), or, when --uncertain already varies the
+// scenario, saying that each plan's line gives the answer per scenario; "" otherwise.
+std::string scenario_note(const PlanOptions& options, const PlanResult& result);
+
+// When --uncertain varies acceptance_scenario: one line for stdout under a plan's answer with the
+// replicas (and GPUs) needed under each scenario over the samples drawn with it, the default
+// named, e.g. "  by scenario: v4-vllm-note (default) 3 replicas (24 GPUs); dspark-table1-qwen3 2
+// (16 GPUs)"; "" otherwise.
+std::string scenario_answer(const PlanOptions& options, const PlanResult& result, std::size_t plan);
+
 // One line for stdout under a plan's answer, e.g. "  uncertain (16 samples): 2-4 replicas
 // (2-4 GPUs), median 3; meets the SLO with 2: 25%, 3: 75%, 4: 100%".
 std::string uncertainty_answer(const PlanResult& result, std::size_t plan);

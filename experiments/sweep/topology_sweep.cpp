@@ -19,6 +19,7 @@
 #include "experiments/sweep/sweep_points.hpp"
 #include "profiles/measured_db/moe_measured_db_profile.hpp"
 #include "profiles/profile_io.hpp"
+#include "sim/acceptance/acceptance_scenarios.hpp"
 
 namespace sparksim {
 
@@ -109,24 +110,62 @@ void build_profiles(const TopologySweepConfig& c, const fs::path& dir,
   }
 }
 
-std::string topologies_csv(const TopologySweepResult& r) {
+// The minimum and maximum of `v` as two CSV cells (both empty for none).
+std::string min_max_cells(const std::vector<double>& v, int digits) {
+  if (v.empty()) return ",";
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return fixed_text(*lo, digits) + "," + fixed_text(*hi, digits);
+}
+
+// One topology's outcome (entry, metric, outcome index) under every scenario: the best throughput
+// and the ratio where there is one, and under how many scenarios the system misses the tier.
+struct OutcomeBand {
+  std::vector<double> best, ratios;
+  int infeasible = 0;
+};
+
+OutcomeBand outcome_band(const std::vector<ScenarioSweep>& scenarios, std::size_t entry, int m,
+                         std::size_t outcome) {
+  OutcomeBand band;
+  for (const ScenarioSweep& sc : scenarios) {
+    const TopologyEntry& e = sc.entries[entry];
+    const TierOutcome& o = e.outcomes[m][outcome];
+    if (o.best) {
+      band.best.push_back(e.analysis.aggregates[*o.best].throughput_tok_s_per_gpu.mean);
+    } else {
+      ++band.infeasible;
+    }
+    if (o.throughput_ratio_vs_baseline) band.ratios.push_back(*o.throughput_ratio_vs_baseline);
+  }
+  return band;
+}
+
+// topologies.csv of scenarios[which], with the band over every scenario in its last columns.
+std::string topologies_csv(const SweepConfig& s, const std::vector<ScenarioSweep>& scenarios,
+                           std::size_t which) {
   std::ostringstream out;
   out << "entry,gpu,topology,two_batch_overlap,routing,kv_tokens_per_gpu,status,metric,tier,"
          "system,best_tok_s_per_gpu,best_load,best_tok_s_per_user,fastest_tok_s_per_user,"
-         "throughput_vs_baseline,speed_vs_baseline_at_matched_throughput\n";
-  const SweepConfig& s = r.sweep;
-  for (const TopologyEntry& e : r.entries) {
+         "throughput_vs_baseline,speed_vs_baseline_at_matched_throughput,acceptance_scenario,"
+         "best_tok_s_per_gpu_scenario_min,best_tok_s_per_gpu_scenario_max,"
+         "throughput_vs_baseline_scenario_min,throughput_vs_baseline_scenario_max,"
+         "scenarios_infeasible\n";
+  const std::vector<TopologyEntry>& entries = scenarios[which].entries;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const TopologyEntry& e = entries[i];
     const std::string head = e.name + "," + e.gpu + "," + (e.extra ? "-" : e.topology) + "," +
                              (e.extra ? "-" : (e.two_batch_overlap ? "on" : "off")) + "," +
                              (e.extra ? "-" : e.routing) + "," + std::to_string(e.kv_tokens);
     if (!e.refused.empty()) {
       std::string why = e.refused;
       std::replace(why.begin(), why.end(), ',', ';');
-      out << head << ",refused: " << why << ",,,,,,,,,\n";
+      out << head << ",refused: " << why << ",,,,,,,,,,,,,,,\n";
       continue;
     }
     for (SpeedMetric m : kMetrics) {
-      for (const TierOutcome& o : e.outcomes[static_cast<int>(m)]) {
+      const auto& outcomes = e.outcomes[static_cast<int>(m)];
+      for (std::size_t j = 0; j < outcomes.size(); ++j) {
+        const TierOutcome& o = outcomes[j];
         const auto& a = e.analysis.aggregates;
         out << head << ",ok," << speed_metric_name(s, m) << ","
             << format_number(o.tier_tok_s_per_user) << "," << s.systems[o.system].label() << ",";
@@ -146,23 +185,25 @@ std::string topologies_csv(const TopologySweepResult& r) {
         out << ","
             << (o.speed_ratio_at_matched_throughput
                     ? ratio_text(*o.speed_ratio_at_matched_throughput)
-                    : std::string("-"))
-            << "\n";
+                    : std::string("-"));
+        const OutcomeBand band = outcome_band(scenarios, i, static_cast<int>(m), j);
+        out << "," << scenarios[which].name << "," << min_max_cells(band.best, 1) << ","
+            << min_max_cells(band.ratios, 3) << "," << band.infeasible << "\n";
       }
     }
   }
   return out.str();
 }
 
-std::string budget_csv(const TopologySweepResult& r) {
+std::string budget_csv(const SweepConfig& sweep, const std::vector<TopologyEntry>& entries) {
   std::ostringstream out;
   out << "entry,system,concurrency_per_gpu,tok_s_per_gpu,tok_s_per_user_p50,"
          "verify_tokens_per_request_step,tau_mean,running_requests_mean\n";
-  for (const TopologyEntry& e : r.entries) {
+  for (const TopologyEntry& e : entries) {
     if (!e.refused.empty()) continue;
     for (const LoadAggregate& a : e.analysis.aggregates) {
-      out << e.name << "," << r.sweep.systems[a.system].label() << ","
-          << report::load_text(r.sweep, a.load) << ","
+      out << e.name << "," << sweep.systems[a.system].label() << ","
+          << report::load_text(sweep, a.load) << ","
           << fixed_text(a.throughput_tok_s_per_gpu.mean, 1) << ","
           << fixed_text(a.tok_s_per_user_p50.mean, 2) << ","
           << fixed_text(a.verify_tokens_per_request_step_mean.mean, 3) << ","
@@ -199,10 +240,10 @@ struct TierComparison {
   std::string extras;
 };
 
-TierComparison compare_at_tier(const TopologySweepResult& r, int mi, double tier, std::size_t sys,
-                               std::size_t baseline) {
+TierComparison compare_at_tier(const std::vector<TopologyEntry>& entries, int mi, double tier,
+                               std::size_t sys, std::size_t baseline) {
   TierComparison t;
-  for (const TopologyEntry& e : r.entries) {
+  for (const TopologyEntry& e : entries) {
     if (!e.refused.empty()) continue;
     const TierOutcome* o = nullptr;
     const TierOutcome* b = nullptr;
@@ -248,9 +289,10 @@ std::string ratio_stat(const std::vector<double>& v, int which) {
                                : *std::max_element(v.begin(), v.end()));
 }
 
-void write_summary_row(std::ostream& out, const std::string& metric, double tier,
-                       const std::string& system, const TierComparison& t,
-                       const std::string& published) {
+// The summary's columns for one comparison (no line end: callers add the band or end it).
+void write_summary_cells(std::ostream& out, const std::string& metric, double tier,
+                         const std::string& system, const TierComparison& t,
+                         const std::string& published) {
   std::string extras_csv = t.extras, published_csv = published;
   std::replace(extras_csv.begin(), extras_csv.end(), ',', ';');
   std::replace(published_csv.begin(), published_csv.end(), ',', ';');
@@ -258,7 +300,7 @@ void write_summary_row(std::ostream& out, const std::string& metric, double tier
       << t.base_missing << "," << t.sys_missing << "," << t.ratios.size() << ","
       << ratio_stat(t.ratios, 0) << "," << ratio_stat(t.ratios, 1) << "," << ratio_stat(t.ratios, 2)
       << "," << ratio_stat(t.speeds, 0) << "," << ratio_stat(t.speeds, 1) << ","
-      << ratio_stat(t.speeds, 2) << "," << extras_csv << "," << published_csv << "\n";
+      << ratio_stat(t.speeds, 2) << "," << extras_csv << "," << published_csv;
 }
 
 void write_summary_text(std::ostream& text, const std::string& metric, double tier,
@@ -275,29 +317,189 @@ void write_summary_text(std::ostream& text, const std::string& metric, double ti
   if (!published.empty()) text << "  paper (not fitted to): " << published << "\n";
 }
 
-void summarise(TopologySweepResult& r, std::string& csv) {
+// One comparison (metric, tier, system) under every scenario: the medians over the topologies
+// (where there is one) and the infeasible counts.
+struct ScenarioSpread {
+  std::vector<double> throughput_medians, speed_medians;
+  std::vector<double> system_infeasible;
+};
+
+ScenarioSpread spread_over(const std::vector<TierComparison>& per_scenario) {
+  ScenarioSpread spread;
+  for (const TierComparison& t : per_scenario) {
+    if (!t.ratios.empty()) spread.throughput_medians.push_back(median_of(t.ratios));
+    if (!t.speeds.empty()) spread.speed_medians.push_back(median_of(t.speeds));
+    spread.system_infeasible.push_back(static_cast<double>(t.sys_missing));
+  }
+  return spread;
+}
+
+// summary.csv's band columns: the scenario the row is under, the scenarios the band spans, and the
+// band of the medians and of the infeasible counts.
+void write_band_cells(std::ostream& out, const TopologySweepResult& r, std::size_t which,
+                      const ScenarioSpread& spread) {
+  std::string names;
+  for (const ScenarioSweep& sc : r.scenarios) names += (names.empty() ? "" : ";") + sc.name;
+  out << "," << r.scenarios[which].name << "," << names << ","
+      << min_max_cells(spread.throughput_medians, 3) << ","
+      << min_max_cells(spread.speed_medians, 3) << ","
+      << min_max_cells(spread.system_infeasible, 0);
+}
+
+std::string times_text(const std::vector<double>& v) {
+  if (v.empty()) return "-";
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return fixed_text(*lo, 2) + "-" + fixed_text(*hi, 2) + "x";
+}
+
+// summary.txt's lines for the band: the comparison under each scenario, then the band.
+void write_scenario_text(std::ostream& text, const TopologySweepResult& r,
+                         const std::vector<TierComparison>& per_scenario,
+                         const ScenarioSpread& spread) {
+  for (std::size_t k = 0; k < per_scenario.size(); ++k) {
+    const TierComparison& t = per_scenario[k];
+    text << "  under " << r.scenarios[k].name << (r.scenarios[k].is_default ? " (default)" : "")
+         << ": throughput " << range_text(t.ratios) << " over " << t.ratios.size() << ", speed "
+         << range_text(t.speeds) << "; infeasible: baseline " << t.base_missing << ", system "
+         << t.sys_missing;
+    if (!t.extras.empty()) text << "; " << t.extras;
+    text << "\n";
+  }
+  const TierComparison& d = per_scenario.front();
+  text << "  band over the " << per_scenario.size()
+       << " acceptance scenarios (medians over topologies): throughput "
+       << times_text(spread.throughput_medians) << ", speed " << times_text(spread.speed_medians)
+       << "; default " << r.scenarios.front().name << ": "
+       << (d.ratios.empty() ? "-" : fixed_text(median_of(d.ratios), 2) + "x") << ", "
+       << (d.speeds.empty() ? "-" : fixed_text(median_of(d.speeds), 2) + "x") << "\n";
+}
+
+// summary.csv and summary.txt (under the first scenario, with the band) and scenarios.csv (the
+// summary's rows under every scenario).
+void summarise(TopologySweepResult& r, std::string& csv, std::string& scenarios_csv) {
   const SweepConfig& s = r.sweep;
   const std::size_t baseline = *s.baseline;
-  std::ostringstream text, out;
-  out << "metric,tier,system,topologies,baseline_infeasible,system_infeasible,both_met,"
-         "throughput_ratio_median,throughput_ratio_min,throughput_ratio_max,"
-         "speed_ratio_at_matched_median,speed_ratio_at_matched_min,speed_ratio_at_matched_max,"
-         "extra_profiles,published\n";
+  const bool band = r.no_band.empty();
+  std::ostringstream text, out, per_scenario_out;
+  const char* columns =
+      "metric,tier,system,topologies,baseline_infeasible,system_infeasible,both_met,"
+      "throughput_ratio_median,throughput_ratio_min,throughput_ratio_max,"
+      "speed_ratio_at_matched_median,speed_ratio_at_matched_min,speed_ratio_at_matched_max,"
+      "extra_profiles,published";
+  out << columns
+      << ",acceptance_scenario,scenario_band,throughput_ratio_median_scenario_min,"
+         "throughput_ratio_median_scenario_max,speed_ratio_at_matched_median_scenario_min,"
+         "speed_ratio_at_matched_median_scenario_max,system_infeasible_scenario_min,"
+         "system_infeasible_scenario_max\n";
+  per_scenario_out << "scenario,default,acceptance," << columns << "\n";
   for (SpeedMetric m : kMetrics) {
     const std::string metric = speed_metric_name(s, m);
     for (double tier : s.tiers_tok_s_per_user) {
       const std::string published = published_text(r.config.published, tier);
       for (std::size_t sys = 0; sys < s.systems.size(); ++sys) {
         if (sys == baseline) continue;
-        const TierComparison t = compare_at_tier(r, static_cast<int>(m), tier, sys, baseline);
-        write_summary_row(out, metric, tier, s.systems[sys].label(), t, published);
+        std::vector<TierComparison> per_scenario;
+        for (const ScenarioSweep& sc : r.scenarios) {
+          per_scenario.push_back(
+              compare_at_tier(sc.entries, static_cast<int>(m), tier, sys, baseline));
+          std::string acceptance = sc.acceptance;
+          std::replace(acceptance.begin(), acceptance.end(), ',', ';');
+          per_scenario_out << sc.name << "," << (sc.is_default ? "yes" : "no") << "," << acceptance
+                           << ",";
+          write_summary_cells(per_scenario_out, metric, tier, s.systems[sys].label(),
+                              per_scenario.back(), published);
+          per_scenario_out << "\n";
+        }
+        const ScenarioSpread spread = spread_over(per_scenario);
+        write_summary_cells(out, metric, tier, s.systems[sys].label(), per_scenario.front(),
+                            published);
+        write_band_cells(out, r, 0, spread);
+        out << "\n";
         write_summary_text(text, metric, tier, s.systems[sys].label(), s.systems[baseline].label(),
-                           t, published);
+                           per_scenario.front(), published);
+        if (band) write_scenario_text(text, r, per_scenario, spread);
       }
     }
   }
   csv = out.str();
+  scenarios_csv = per_scenario_out.str();
   r.summary_text = text.str();
+}
+
+// The acceptance line of summary.txt: the scenarios and the default, or why there is no band.
+std::string acceptance_header(const TopologySweepResult& r) {
+  if (!r.no_band.empty()) {
+    return "acceptance: " + r.sweep.acceptance + " (scenario " + r.scenarios.front().name +
+           "); no band over acceptance scenarios: " + r.no_band + "\n";
+  }
+  std::string names;
+  for (const ScenarioSweep& sc : r.scenarios) names += (names.empty() ? "" : ", ") + sc.name;
+  return "acceptance: " + r.sweep.acceptance + ", every sweep run under each DSpark scenario (" +
+         names + "); the figures are the default " + r.scenarios.front().name +
+         "'s, each followed by every scenario's and the band (docs/moe.md)\n";
+}
+
+// The acceptance scenarios to run: every one when the comparison's acceptance leaves the
+// scenario open, else the one it pins (no band). Each scenario's acceptance is prepared for every
+// system, as load_sweep_config prepared the comparison's own, before anything runs.
+void plan_scenarios(TopologySweepResult& r, ProblemList& problems) {
+  const ScenarioBand band = scenario_band(r.config.target, r.sweep.acceptance);
+  r.no_band = band.why_none;
+  if (band.scenarios.empty()) {
+    r.scenarios.push_back({band.pinned.empty() ? "-" : band.pinned,
+                           r.sweep.acceptance,
+                           band.pinned == kDefaultV4Scenario,
+                           {}});
+    return;
+  }
+  for (const std::string& name : band.scenarios) {
+    ScenarioSweep sc{
+        name, acceptance_under_scenario(r.sweep.acceptance, name), name == kDefaultV4Scenario, {}};
+    for (std::size_t sys = 0; sys < r.sweep.systems.size() && !sc.is_default; ++sys) {
+      problems.check([&] {
+        SweepConfig s = r.sweep;
+        s.acceptance = sc.acceptance;
+        try {
+          (void)prepare_run(point_run_options(s, SweepPoint{0, sys, 0, 0}));
+        } catch (const InputError& e) {
+          throw InputError(r.config.path, 0,
+                           "scenario " + name + ", " + s.systems[sys].label() + ": " + e.what());
+        }
+      });
+    }
+    r.scenarios.push_back(std::move(sc));
+  }
+}
+
+// Simulates every entry that fits under `acceptance` (profiles under `out`), writing each sweep
+// under `root`/<entry>/, and fills the entries' analyses and tier outcomes. Returns the points
+// simulated.
+std::size_t run_entries(const SweepConfig& sweep, const std::string& acceptance,
+                        const std::vector<Profile>& profiles, const fs::path& out,
+                        const fs::path& root, int jobs, bool progress,
+                        std::vector<TopologyEntry>& entries) {
+  std::size_t points_run = 0;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    TopologyEntry& e = entries[i];
+    if (!e.refused.empty()) continue;
+    SweepConfig s = sweep;
+    s.acceptance = acceptance;
+    s.profile_path = (out / e.profile_path).string();
+    s.profile_source = profiles[i].provenance.source;
+    s.profile_label = e.profile_label;
+    const std::vector<SweepPoint> points = expand_points(s);
+    const std::string points_csv = simulate_points(s, points, jobs, progress);
+    points_run += points.size();
+    s.profile_path = e.profile_path;  // as the output directory holds it
+    fs::create_directories(root / e.name);
+    write_sweep_outputs(s, sweep_json_text(s), points_csv, root / e.name, false);
+    e.analysis = analyze_sweep(s, parse_points_csv(points_csv, e.name + "/points.csv"));
+    for (SpeedMetric m : kMetrics) {
+      e.outcomes[static_cast<int>(m)] =
+          evaluate_tiers(s, e.analysis, s.tiers_tok_s_per_user, *s.baseline, m);
+    }
+  }
+  return points_run;
 }
 
 }  // namespace
@@ -336,6 +538,8 @@ TopologySweepResult run_topology_sweep(const TopologySweepOptions& options) {
     }
   });
   problems.throw_if_any();
+  plan_scenarios(r, problems);
+  problems.throw_if_any();
 
   std::string out_dir = fs::path(options.out_dir).lexically_normal().string();
   while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();
@@ -349,29 +553,26 @@ TopologySweepResult run_topology_sweep(const TopologySweepOptions& options) {
   }
 
   const int jobs = options.jobs > 0 ? options.jobs : default_jobs();
-  for (TopologyEntry& e : r.entries) {
-    if (!e.refused.empty()) continue;
-    SweepConfig s = r.sweep;
-    s.profile_path = (dir.path() / e.profile_path).string();
-    s.profile_source = profiles[static_cast<std::size_t>(&e - r.entries.data())].provenance.source;
-    s.profile_label = e.profile_label;
-    const std::vector<SweepPoint> points = expand_points(s);
-    const std::string points_csv = simulate_points(s, points, jobs, options.progress);
-    r.points += points.size();
-    s.profile_path = e.profile_path;  // as the output directory holds it
-    fs::create_directories(dir.path() / e.name);
-    write_sweep_outputs(s, sweep_json_text(s), points_csv, dir.path() / e.name, false);
-    e.analysis = analyze_sweep(s, parse_points_csv(points_csv, e.name + "/points.csv"));
-    for (SpeedMetric m : kMetrics) {
-      e.outcomes[static_cast<int>(m)] =
-          evaluate_tiers(s, e.analysis, s.tiers_tok_s_per_user, *s.baseline, m);
-    }
+  for (ScenarioSweep& sc : r.scenarios) {
+    sc.entries = r.entries;
+    // The first scenario's files are the top-level ones, as they were before there was a band.
+    const fs::path root =
+        &sc == &r.scenarios.front() ? dir.path() : dir.path() / "scenarios" / sc.name;
+    r.points += run_entries(r.sweep, sc.acceptance, profiles, dir.path(), root, jobs,
+                            options.progress, sc.entries);
   }
-  std::string summary_csv;
-  summarise(r, summary_csv);
-  write_file_bytes(dir.file("topologies.csv"), topologies_csv(r));
-  write_file_bytes(dir.file("budget.csv"), budget_csv(r));
+  for (std::size_t k = 1; k < r.scenarios.size(); ++k) {
+    const fs::path root = dir.path() / "scenarios" / r.scenarios[k].name;
+    write_file_bytes(root / "topologies.csv", topologies_csv(r.sweep, r.scenarios, k));
+    write_file_bytes(root / "budget.csv", budget_csv(r.sweep, r.scenarios[k].entries));
+  }
+  r.entries = r.scenarios.front().entries;
+  std::string summary_csv, scenarios_csv;
+  summarise(r, summary_csv, scenarios_csv);
+  write_file_bytes(dir.file("topologies.csv"), topologies_csv(r.sweep, r.scenarios, 0));
+  write_file_bytes(dir.file("budget.csv"), budget_csv(r.sweep, r.entries));
   write_file_bytes(dir.file("summary.csv"), summary_csv);
+  write_file_bytes(dir.file("scenarios.csv"), scenarios_csv);
   std::string header = c.title + "\n" + "comparison: " + c.sweep_path + "; loads per GPU";
   for (double l : r.sweep.loads) header += " " + format_number(l);
   header += "; seeds " + std::to_string(r.sweep.seeds.size()) + "\n";
@@ -381,7 +582,7 @@ TopologySweepResult run_topology_sweep(const TopologySweepOptions& options) {
                                  : "refused: " + e.refused) +
               "\n";
   }
-  r.summary_text = header + r.summary_text;
+  r.summary_text = header + acceptance_header(r) + r.summary_text;
   write_file_bytes(dir.file("summary.txt"), r.summary_text);
   dir.commit();
   return r;

@@ -11,6 +11,12 @@
 //   summary.csv, summary.txt   per speed metric × tier × system: median [min, max] over the
 //                              topologies, infeasible counts, the extra profiles, the published
 //                              figures beside
+// DeepSeek-V4 has no published DSpark acceptance, so every sweep runs under each acceptance
+// scenario (sim/acceptance/acceptance_scenarios.hpp) unless the comparison's acceptance pins one:
+// the files above are the default scenario's (exactly the runs made without a band), with the
+// band over scenarios in added columns and lines, and
+//   scenarios.csv              the summary's rows under every scenario
+//   scenarios/<name>/          each other scenario's topologies.csv, budget.csv and sweeps
 #pragma once
 
 #include <optional>
@@ -37,10 +43,21 @@ struct TopologyEntry {
   std::vector<TierOutcome> outcomes[2];  // [SpeedMetric]
 };
 
+// Every entry's sweep under one acceptance scenario.
+struct ScenarioSweep {
+  std::string name;         // the scenario; "-" when the acceptance names none (replay, curves=)
+  std::string acceptance;   // the spec its sweeps ran with
+  bool is_default = false;  // the target's default scenario (run with a band or pinned)
+  std::vector<TopologyEntry> entries;
+};
+
 struct TopologySweepResult {
   TopologySweepConfig config;
-  SweepConfig sweep;  // the comparison, overrides applied
-  std::vector<TopologyEntry> entries;
+  SweepConfig sweep;                   // the comparison, overrides applied
+  std::vector<TopologyEntry> entries;  // under the first scenario: the top-level files
+  // The scenarios run, the default first; one when the acceptance pins it (`no_band` says why).
+  std::vector<ScenarioSweep> scenarios;
+  std::string no_band;
   std::size_t points = 0;
   std::string summary_text;
 };

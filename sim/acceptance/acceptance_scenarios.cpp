@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "common/named_spec.hpp"
+
 namespace sparksim {
 
 namespace {
@@ -22,6 +24,21 @@ constexpr std::array<AcceptanceScenario, 2> kScenarios = {{
      "shapes and Figure 4's block-size ratio (the derivation every Table 1 target uses)"},
 }};
 
+// The value of `key` in a `name:key=value,...` spec as written ("" when absent).
+std::string spec_value(const std::string& spec, const std::string& key) {
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos) return "";
+  for (std::size_t pos = colon + 1; pos <= spec.size();) {
+    const auto comma = spec.find(',', pos);
+    const std::string item = spec.substr(pos, comma == std::string::npos ? comma : comma - pos);
+    const auto eq = item.find('=');
+    if (eq != std::string::npos && item.substr(0, eq) == key) return item.substr(eq + 1);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::span<const AcceptanceScenario> acceptance_scenarios() {
@@ -36,6 +53,31 @@ std::string scenario_names() {
   std::string out;
   for (const auto& s : kScenarios) out += (out.empty() ? "" : ", ") + std::string(s.name);
   return out;
+}
+
+ScenarioBand scenario_band(std::string_view target, const std::string& acceptance) {
+  ScenarioBand band;
+  if (!is_scenario_target(target)) {
+    band.why_none = std::string(target) + " has published acceptance (no scenarios)";
+    return band;
+  }
+  const NamedSpec spec = NamedSpec::parse(acceptance, "--acceptance");
+  if (spec.name() != "calibrated") {
+    band.why_none = "the acceptance '" + acceptance + "' is not the calibrated model";
+  } else if (band.pinned = spec_value(acceptance, "scenario"); !band.pinned.empty()) {
+    band.why_none = "the acceptance pins scenario=" + band.pinned;
+  } else if (const std::string curves = spec_value(acceptance, "curves"); !curves.empty()) {
+    band.why_none = "the acceptance reads its curves from " + curves;
+  } else {
+    for (const auto& s : kScenarios) band.scenarios.emplace_back(s.name);
+  }
+  return band;
+}
+
+std::string acceptance_under_scenario(const std::string& acceptance, std::string_view scenario) {
+  if (scenario == kDefaultV4Scenario) return acceptance;
+  return acceptance + (acceptance.find(':') == std::string::npos ? ":" : ",") +
+         "scenario=" + std::string(scenario);
 }
 
 }  // namespace sparksim

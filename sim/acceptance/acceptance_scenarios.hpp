@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sparksim {
 
@@ -27,5 +28,22 @@ bool is_scenario_target(std::string_view target);
 
 // "v4-vllm-note, dspark-table1-qwen3", for messages.
 std::string scenario_names();
+
+// The scenarios a result on `target` under the acceptance spec `acceptance` is shown under, so
+// that its dependence on the prior is visible: every scenario (the default first) when the target
+// takes scenarios and the spec is the calibrated model leaving the scenario to the target's
+// default (no `scenario=`, no `curves=`); otherwise none, and `why_none` says why ("the acceptance
+// pins scenario=dspark-table1-qwen3").
+struct ScenarioBand {
+  std::vector<std::string> scenarios;
+  std::string why_none;
+  std::string pinned;  // the scenario the spec pins ("" when none)
+};
+ScenarioBand scenario_band(std::string_view target, const std::string& acceptance);
+
+// `acceptance` (a calibrated spec leaving the scenario open) under `scenario`: unchanged for the
+// default, so the default's runs are exactly the runs made without a band; otherwise with
+// `scenario=NAME` appended.
+std::string acceptance_under_scenario(const std::string& acceptance, std::string_view scenario);
 
 }  // namespace sparksim

@@ -73,6 +73,31 @@ TEST_CASE("scenario is refused on targets with published curves and for unknown 
   CHECK(m.p[0][0] == Approx(0.90));
 }
 
+TEST_CASE("the band over scenarios applies where the acceptance leaves the scenario open") {
+  // Every registered scenario, the default first, for the calibrated model left open on V4.
+  const ScenarioBand open = scenario_band("deepseek-v4-pro", "calibrated:latent_sd=0.5");
+  REQUIRE(open.scenarios.size() == acceptance_scenarios().size());
+  CHECK(open.scenarios.front() == kDefaultV4Scenario);
+  CHECK(open.why_none.empty());
+  // No band where the scenario is fixed or does not apply, each with its reason.
+  const ScenarioBand pinned =
+      scenario_band("deepseek-v4-flash", "calibrated:scenario=dspark-table1-qwen3");
+  CHECK(pinned.scenarios.empty());
+  CHECK(pinned.pinned == "dspark-table1-qwen3");
+  CHECK(pinned.why_none == "the acceptance pins scenario=dspark-table1-qwen3");
+  CHECK(scenario_band("deepseek-v4-flash", "calibrated:curves=c.json").why_none ==
+        "the acceptance reads its curves from c.json");
+  CHECK(scenario_band("deepseek-v4-flash", "replay:log=a.log").scenarios.empty());
+  CHECK(scenario_band("qwen3-8b", "calibrated").why_none ==
+        "qwen3-8b has published acceptance (no scenarios)");
+  // The default's spec is the spec as given (its runs are the runs without a band).
+  CHECK(acceptance_under_scenario("calibrated", kDefaultV4Scenario) == "calibrated");
+  CHECK(acceptance_under_scenario("calibrated", "dspark-table1-qwen3") ==
+        "calibrated:scenario=dspark-table1-qwen3");
+  CHECK(acceptance_under_scenario("calibrated:shift=0.5", "dspark-table1-qwen3") ==
+        "calibrated:shift=0.5,scenario=dspark-table1-qwen3");
+}
+
 TEST_CASE("shift_mean_curves moves every position by the same logit") {
   MeanCurves c;
   for (int d = 0; d < kDomainCount; ++d) c.p[d] = {0.5, 0.8};
