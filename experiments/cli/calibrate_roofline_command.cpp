@@ -1,5 +1,5 @@
 // `sparksim calibrate roofline`: fits the analytic generator's efficiency constants to the
-// measured-db compositions of every (GPU, target) pair (profiles/measured_db/
+// measured-db compositions of every (GPU, target) pair (profiles/step_composition/
 // analytic_recalibration.hpp) and prints the constants before and after and, per pair, the
 // analytic profile's error against the database by region before and after. The recalibration
 // table in profiles/README.md comes from this command. With --write FILE it also writes the fitted
@@ -20,7 +20,7 @@
 #include "experiments/cli/provenance_options.hpp"
 #include "profiles/fitted_roofline_constants.hpp"
 #include "profiles/kernel_db/kernel_database.hpp"
-#include "profiles/measured_db/analytic_recalibration.hpp"
+#include "profiles/step_composition/analytic_recalibration.hpp"
 
 namespace sparksim::cli {
 

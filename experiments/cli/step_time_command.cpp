@@ -8,7 +8,7 @@
 
 #include "common/input_error.hpp"
 #include "experiments/cli/commands.hpp"
-#include "profiles/measured_db/fidelity_points.hpp"
+#include "profiles/step_composition/fidelity_points.hpp"
 #include "profiles/profile_io.hpp"
 #include "profiles/time_model.hpp"
 

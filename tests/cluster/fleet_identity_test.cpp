@@ -30,7 +30,9 @@ struct Scenario {
   int duration_s;  // of synthetic traffic
   const char* options;
   // Per file of kFiles, from commit 266f32b. config.json's were remade when the profile folder
-  // h100 became h100-sxm: with the old path put back, each still has 266f32b's digest.
+  // h100 became h100-sxm (with the old path put back, each still has 266f32b's digest) and when
+  // config.json gained engine_preset_name and engine_version (without those two lines, each
+  // still has the previous digest).
   std::array<const char*, kFiles.size()> sha256;
 };
 
@@ -47,7 +49,7 @@ const Scenario kScenarios[] = {
       "066a1033e3610092593f3455479529535d4c32b0714c46c01a3f951e5aa2ce44",
       "ae3a25135672786f6788cf0564d6d301868a34f41c1c476c54d3aacf3898cc36",
       "a96f0226723da47319db74a8e46e988f62241fa73b176817cf0675b2ad86b260",
-      "7d423adf1ff3e23c09b6d66028146ced931cf05f683abd2b2299a268992e4bae"}},
+      "fc34da3b266cd4c6978d6a99351fe3817111f218072123c56267162edadfe5cb"}},
     {"kv-aware-async-topk",
      64,
      20,
@@ -57,7 +59,7 @@ const Scenario kScenarios[] = {
       "fd3dc936112dd85771b61fc8e881eef34fe8a9da2afb27d3edfb700851f335e4",
       "11bdc8f10756914b65f6ac2381ed38942dc122941d8a8ba434bc0ffad94db928",
       "a96f0226723da47319db74a8e46e988f62241fa73b176817cf0675b2ad86b260",
-      "0e39f727a51fd7558edc8cd3e095cd921649dbd73eff0d4a530c7f135cf20603"}},
+      "8f9442c5892be8353580f1acff8c0c392c3e145d763c38a7fe1520be808bfef6"}},
     {"round-robin-greedy",
      64,
      20,
@@ -67,7 +69,7 @@ const Scenario kScenarios[] = {
       "8a3b2a5d58e8fbb365eb2b77aaf219f1697bed92302a72a59d092d95041d7f29",
       "18b47f6a76e59783760254fded3ec0a039429a666cd92b4edc51ed19f0542a5d",
       "a96f0226723da47319db74a8e46e988f62241fa73b176817cf0675b2ad86b260",
-      "b58424d26d834814a69b0d2840b444bc07379895b9c8eae025de7e5a0783a6b7"}},
+      "c1ce302c8e2e32276ef90cd6533ba6a29813d0b46d7ed58bab8184e7c1243c1c"}},
     {"least-loaded-heavy-static7",
      2500,
      4,
@@ -77,7 +79,7 @@ const Scenario kScenarios[] = {
       "c9677c710b47e7be0eba0316409a09769448c957b4846eab68ca9a231b0287cc",
       "0719927a127f3fb3d7dbc15a9d862bec4e1628b0fef4a53794d442b18fdb4b80",
       "a96f0226723da47319db74a8e46e988f62241fa73b176817cf0675b2ad86b260",
-      "01e5426f47a07d0877cc8115e8ab67e5dd1c23971f9f1fe54bfff291485c139a"}},
+      "5480cc9ee293c952ae3cacef2fea8c92f54d6a80aa4f40f44c5efa05da13f550"}},
     {"kv-aware-heavy-greedy",
      2500,
      4,
@@ -87,7 +89,7 @@ const Scenario kScenarios[] = {
       "7adee87892bc445644009340b93717e5f622d218e925f4413ea91e1da428182a",
       "71a97010a5b71591d27f86acdb5b83d739c75d4b14ce6f672bc81b98b2337989",
       "a96f0226723da47319db74a8e46e988f62241fa73b176817cf0675b2ad86b260",
-      "92de323886584ee819029cfcc66eaaf523a8a24a63ebfa11ac8f05da491b4154"}},
+      "d5a48ad4946f58445e5de3e7832109a0cae12ace754cbc3bf86eff0cd2ddfa46"}},
     {"disaggregated-least-loaded",
      64,
      20,
@@ -97,7 +99,7 @@ const Scenario kScenarios[] = {
       "91d6d7ef1361cd08192c5713d5d5f30db0a9d085228df48cc4b414b7388f6fc9",
       "f14da977731cb304dfcb2906db0d94c0b0e043b60187f1fcdb84ecb62611b5e5",
       "77c7def049f6ca5483843ce31d83f318eef41db7abd331287ef91b29644a9bd4",
-      "c1be7ace8a8c29ee75d63ff4fbb4c510702e7a63a346d47d8fa3279b2982e6b9"}},
+      "d3f38a36ac339a27a7c8dbd3ba356c69f2e6751d86803007357532c6186fdb0f"}},
 };
 
 // The file without the lines that hold wall-clock measurements or the build's git sha.

@@ -1,11 +1,11 @@
 // Recalibrating the analytic generator's constants (issue 17 item 6): the fitter recovers
 // constants it was not started from, out of step times the generator itself made with them (an
 // oracle independent of the fit), and on the database it lowers the analytic model's error.
-#include "profiles/measured_db/analytic_recalibration.hpp"
+#include "profiles/step_composition/analytic_recalibration.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "profiles/measured_db/fidelity_points.hpp"
+#include "profiles/step_composition/fidelity_points.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {

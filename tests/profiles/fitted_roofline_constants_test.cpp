@@ -12,8 +12,8 @@
 
 #include "common/input_error.hpp"
 #include "profiles/kernel_db/kernel_database.hpp"
-#include "profiles/measured_db/fidelity_points.hpp"
-#include "profiles/measured_db/step_composer.hpp"
+#include "profiles/step_composition/fidelity_points.hpp"
+#include "profiles/step_composition/step_composer.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {

@@ -2,7 +2,7 @@
 // framework; the fit meets the fidelity target on held-out points; the committed profiles are
 // what the generator makes; the loader demands a database on measured-db profiles; step-time's
 // breakdown adds up to the step time.
-#include "profiles/measured_db/measured_db_profile.hpp"
+#include "profiles/step_composition/measured_db_profile.hpp"
 
 #include <cmath>
 #include <filesystem>

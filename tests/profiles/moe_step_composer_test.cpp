@@ -3,7 +3,7 @@
 // profiles/data/aic/h200_sxm/ by file and line, the arithmetic is done here, not by the
 // composer); the committed measured-db V4 profiles are what the command produces; inputs the
 // database cannot answer are refused.
-#include "profiles/measured_db/moe_step_composer.hpp"
+#include "profiles/step_composition/moe_step_composer.hpp"
 
 #include <algorithm>
 #include <string>
@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/input_error.hpp"
-#include "profiles/measured_db/moe_measured_db_profile.hpp"
+#include "profiles/step_composition/moe_measured_db_profile.hpp"
 #include "profiles/profile_io.hpp"
 
 namespace sparksim {

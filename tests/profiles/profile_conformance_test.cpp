@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profile_fixture.hpp"
-#include "profiles/measured_db/fidelity_points.hpp"
+#include "profiles/step_composition/fidelity_points.hpp"
 #include "profiles/profile_finishing.hpp"
 #include "profiles/profile_io.hpp"
 #include "profiles/sps_belief.hpp"

@@ -2,7 +2,7 @@
 // 1% (its numbers kept as data with their source), each term against the README's per-row
 // values, a verify and a prefill step against sums hand-built from named rows, and the drafter
 // compositions against their named GEMMs.
-#include "profiles/measured_db/step_composer.hpp"
+#include "profiles/step_composition/step_composer.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -13,8 +13,8 @@
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
 #include "profiles/analytic_profile.hpp"
-#include "profiles/measured_db/measured_db_profile.hpp"
-#include "profiles/measured_db/step_composer.hpp"
+#include "profiles/step_composition/measured_db_profile.hpp"
+#include "profiles/step_composition/step_composer.hpp"
 
 namespace sparksim {
 namespace {

@@ -2,7 +2,7 @@
 // other than one node of 8 has no measured row: inside a node (EP < 8) the EP 8 row at the same
 // tokens per GPU is used, across nodes the analytic cross-node constants of moe_gpu.cpp; both are
 // recorded in outside_grid.
-#include "profiles/measured_db/moe_step_composer.hpp"
+#include "profiles/step_composition/moe_step_composer.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // The V4 measured-db generator (see the header): tables from composed steps, fits for the rest.
-#include "profiles/measured_db/moe_measured_db_profile.hpp"
+#include "profiles/step_composition/moe_measured_db_profile.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,9 @@
 #include "profiles/analytic_profile.hpp"
 #include "profiles/fit/design_matrix.hpp"
 #include "profiles/kernel_db/v4_kernel_tables.hpp"
-#include "profiles/measured_db/fidelity_points.hpp"
-#include "profiles/measured_db/measured_db_profile.hpp"
-#include "profiles/measured_db/moe_step_composer.hpp"
+#include "profiles/step_composition/fidelity_points.hpp"
+#include "profiles/step_composition/measured_db_profile.hpp"
+#include "profiles/step_composition/moe_step_composer.hpp"
 #include "profiles/moe/moe_profile.hpp"
 #include "profiles/moe/moe_step_model.hpp"
 #include "profiles/time_model.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "profiles/measured_db/step_composer.hpp"
+#include "profiles/step_composition/step_composer.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {

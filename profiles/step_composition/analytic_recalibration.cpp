@@ -2,7 +2,7 @@
 // through the whole analytic generator (a max of memory and compute per kernel), so the fit is
 // non-linear; Eigen's Levenberg-Marquardt with a forward-difference Jacobian over the logarithms
 // of the constants keeps each one positive without bounds.
-#include "profiles/measured_db/analytic_recalibration.hpp"
+#include "profiles/step_composition/analytic_recalibration.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,8 +12,8 @@
 #include <unsupported/Eigen/NonLinearOptimization>
 
 #include "profiles/kernel_db/kernel_database.hpp"
-#include "profiles/measured_db/measured_db_profile.hpp"
-#include "profiles/measured_db/step_composer.hpp"
+#include "profiles/step_composition/measured_db_profile.hpp"
+#include "profiles/step_composition/step_composer.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {

@@ -4,7 +4,7 @@
 // routed path (DeepEP dispatch + the fused routed-expert op at the EP group's tokens + combine),
 // optional two-batch overlap; then the LM head. Attention data-parallel (dep<N>) topologies
 // only: every rank holds the same load. What no table measures is recorded in outside_grid
-// (profiles/measured_db/README.md lists the rules).
+// (profiles/step_composition/README.md lists the rules).
 #pragma once
 
 #include <cstdint>

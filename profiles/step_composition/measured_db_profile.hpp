@@ -15,7 +15,7 @@
 #include "profiles/fit/fit_error.hpp"
 #include "profiles/fit/least_squares_fit.hpp"
 #include "profiles/kernel_db/kernel_database.hpp"
-#include "profiles/measured_db/fidelity_points.hpp"
+#include "profiles/step_composition/fidelity_points.hpp"
 #include "profiles/profile.hpp"
 
 namespace sparksim {

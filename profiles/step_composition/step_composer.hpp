@@ -1,5 +1,5 @@
 // StepComposer: step times of a dense Qwen3-style target (and its drafters) composed from a
-// measured kernel-latency database, term by term. Rules (profiles/measured_db/README.md):
+// measured kernel-latency database, term by term. Rules (profiles/step_composition/README.md):
 //  - per layer: QKV (n = (q + 2 kv) heads x head_dim, k = hidden), O (n = hidden, k = q x
 //    head_dim), gate+up as 2 x the single (n = ffn, k = hidden) GEMM, down (n = hidden, k = ffn),
 //    all at m = the step's tokens padded to the CUDA-graph bucket; times the layer count;

@@ -1,5 +1,5 @@
 // The measured-db generator (see the header): tables from the GEMM rows, fits for the rest.
-#include "profiles/measured_db/measured_db_profile.hpp"
+#include "profiles/step_composition/measured_db_profile.hpp"
 
 #include <cmath>
 #include <set>

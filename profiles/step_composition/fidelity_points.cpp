@@ -1,5 +1,5 @@
 // The fidelity grid (see the header).
-#include "profiles/measured_db/fidelity_points.hpp"
+#include "profiles/step_composition/fidelity_points.hpp"
 
 namespace sparksim {
 

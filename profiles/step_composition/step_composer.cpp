@@ -1,5 +1,5 @@
 // StepComposer: the composition rules of step_composer.hpp, one function per term.
-#include "profiles/measured_db/step_composer.hpp"
+#include "profiles/step_composition/step_composer.hpp"
 
 #include <algorithm>
 #include <stdexcept>
