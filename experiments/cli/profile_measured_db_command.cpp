@@ -15,8 +15,8 @@
 #include "experiments/cli/output_directory.hpp"
 #include "experiments/cli/provenance_options.hpp"
 #include "profiles/analytic_profile.hpp"
-#include "profiles/step_composition/measured_db_profile.hpp"
 #include "profiles/profile_io.hpp"
+#include "profiles/step_composition/measured_db_profile.hpp"
 
 namespace sparksim::cli {
 

@@ -11,9 +11,9 @@
 #include "experiments/cli/commands.hpp"
 #include "experiments/cli/output_directory.hpp"
 #include "experiments/cli/provenance_options.hpp"
-#include "profiles/step_composition/moe_measured_db_profile.hpp"
 #include "profiles/moe/moe_step_model.hpp"
 #include "profiles/profile_io.hpp"
+#include "profiles/step_composition/moe_measured_db_profile.hpp"
 
 namespace sparksim::cli {
 

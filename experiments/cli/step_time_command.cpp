@@ -8,8 +8,8 @@
 
 #include "common/input_error.hpp"
 #include "experiments/cli/commands.hpp"
-#include "profiles/step_composition/fidelity_points.hpp"
 #include "profiles/profile_io.hpp"
+#include "profiles/step_composition/fidelity_points.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim::cli {

@@ -17,8 +17,8 @@
 #include "experiments/run/problem_list.hpp"
 #include "experiments/sweep/pareto_experiment.hpp"
 #include "experiments/sweep/sweep_points.hpp"
-#include "profiles/step_composition/moe_measured_db_profile.hpp"
 #include "profiles/profile_io.hpp"
+#include "profiles/step_composition/moe_measured_db_profile.hpp"
 #include "sim/acceptance/acceptance_scenarios.hpp"
 
 namespace sparksim {

@@ -15,8 +15,8 @@
 #include "profiles/fit/fit_error.hpp"
 #include "profiles/fit/least_squares_fit.hpp"
 #include "profiles/kernel_db/kernel_database.hpp"
-#include "profiles/step_composition/fidelity_points.hpp"
 #include "profiles/profile.hpp"
+#include "profiles/step_composition/fidelity_points.hpp"
 
 namespace sparksim {
 

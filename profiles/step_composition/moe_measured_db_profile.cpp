@@ -10,11 +10,11 @@
 #include "profiles/analytic_profile.hpp"
 #include "profiles/fit/design_matrix.hpp"
 #include "profiles/kernel_db/v4_kernel_tables.hpp"
+#include "profiles/moe/moe_profile.hpp"
+#include "profiles/moe/moe_step_model.hpp"
 #include "profiles/step_composition/fidelity_points.hpp"
 #include "profiles/step_composition/measured_db_profile.hpp"
 #include "profiles/step_composition/moe_step_composer.hpp"
-#include "profiles/moe/moe_profile.hpp"
-#include "profiles/moe/moe_step_model.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {

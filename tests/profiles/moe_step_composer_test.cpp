@@ -11,8 +11,8 @@
 #include <catch2/catch.hpp>
 
 #include "common/input_error.hpp"
-#include "profiles/step_composition/moe_measured_db_profile.hpp"
 #include "profiles/profile_io.hpp"
+#include "profiles/step_composition/moe_measured_db_profile.hpp"
 
 namespace sparksim {
 namespace {

@@ -17,10 +17,10 @@
 #include <nlohmann/json.hpp>
 
 #include "profile_fixture.hpp"
-#include "profiles/step_composition/fidelity_points.hpp"
 #include "profiles/profile_finishing.hpp"
 #include "profiles/profile_io.hpp"
 #include "profiles/sps_belief.hpp"
+#include "profiles/step_composition/fidelity_points.hpp"
 #include "profiles/time_model.hpp"
 
 using namespace sparksim;
