@@ -85,6 +85,15 @@ void run_silicon(const ValidateOptions& o) {
   std::fputs(format_silicon_report(results).c_str(), stdout);
   if (!o.json_out.empty())
     write_file_atomically(o.json_out, format_json(silicon_report_json(results)));
+  if (o.silicon_split.empty()) return;  // no roles: nothing is judged
+  const std::vector<std::string> missed = silicon_targets_missed(results);
+  std::string verdict = missed.empty() ? "PASS" : "MISS:";
+  for (std::size_t i = 0; i < missed.size(); ++i) verdict += (i ? "; " : " ") + missed[i];
+  std::printf(
+      "verdict on the check groups: %s (targets: TPOT <= 5%% with every check group <= "
+      "10%%, output throughput <= 5%%, TTFT <= 15%%)\n",
+      verdict.c_str());
+  if (!missed.empty()) throw CommandExit{3};
 }
 
 std::string profile_path_for(const ValidateOptions& o, const BenchmarkCase& c) {

@@ -39,6 +39,20 @@ std::vector<SiliconGroupError> silicon_group_errors(const std::vector<SiliconRes
 SiliconGroupError silicon_role_error(const std::vector<SiliconResult>& results,
                                      const std::string& role);
 
+// Issue 32's targets for the check groups (docs/validation.md): pooled TPOT mean |error| <= 5%
+// with no check group above 10%, pooled output throughput <= 5%, pooled TTFT <= 15%.
+struct SiliconTargets {
+  double tpot_mean = 0.05;
+  double tpot_worst_group = 0.10;
+  double throughput_mean = 0.05;
+  double ttft_mean = 0.15;
+};
+
+// Every target the check cases miss, as "TPOT 10.8% > 5%" (the worst group named); empty when
+// all are met or when no case has the check role (no split: nothing to judge).
+std::vector<std::string> silicon_targets_missed(const std::vector<SiliconResult>& results,
+                                                const SiliconTargets& targets = {});
+
 std::string format_silicon_report(const std::vector<SiliconResult>& results);
 nlohmann::ordered_json silicon_report_json(const std::vector<SiliconResult>& results);
 
