@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "common/input_error.hpp"
 #include "traces/azure_trace.hpp"
@@ -128,6 +129,49 @@ void scale_arrivals(Trace& trace, double scale) {
   trace.report.notes.push_back("arrivals divided by " + value.str() +
                                " (rate scale): the mean request rate is " + value.str() +
                                "x the source's");
+}
+
+namespace {
+
+// Each length x scale, rounded, at least 1; the option's name in every message.
+std::int64_t scaled_length(std::int64_t tokens, double scale) {
+  return std::max<std::int64_t>(1, std::llround(static_cast<double>(tokens) * scale));
+}
+
+void check_length_scale(const Trace& trace, double scale, bool prompt) {
+  const std::string option = prompt ? "--prompt-length-scale" : "--output-length-scale";
+  std::ostringstream value;
+  value << scale;
+  if (!std::isfinite(scale) || scale <= 0) {
+    throw InputError(option + ": scale is " + value.str() + "; must be a finite number > 0");
+  }
+  std::int64_t longest = 0;
+  for (const RequestSpec& r : trace.requests) {
+    longest = std::max(longest, prompt ? r.prompt_tokens : r.output_tokens);
+  }
+  if (static_cast<double>(longest) * scale > static_cast<double>(kMaxTokensPerRequest)) {
+    throw InputError(option + ": scale " + value.str() + " would take a request of " +
+                     std::to_string(longest) + " tokens past " +
+                     std::to_string(kMaxTokensPerRequest) + " tokens");
+  }
+}
+
+}  // namespace
+
+void scale_lengths(Trace& trace, double prompt_scale, double output_scale) {
+  check_length_scale(trace, prompt_scale, true);
+  check_length_scale(trace, output_scale, false);
+  for (RequestSpec& r : trace.requests) {
+    r.prompt_tokens = scaled_length(r.prompt_tokens, prompt_scale);
+    r.output_tokens = scaled_length(r.output_tokens, output_scale);
+  }
+  for (const auto& [scale, what] : {std::pair{prompt_scale, "prompt"}, {output_scale, "output"}}) {
+    if (scale == 1.0) continue;
+    std::ostringstream value;
+    value << scale;
+    trace.report.notes.push_back(std::string("every request's ") + what + " tokens x " +
+                                 value.str() + " (length scale), rounded, at least 1");
+  }
 }
 
 }  // namespace sparksim

@@ -53,4 +53,12 @@ Trace load_trace(const std::string& path, const TraceOptions& options);
 // in the trace's report unless scale is 1.
 void scale_arrivals(Trace& trace, double scale);
 
+// Multiplies every request's prompt tokens by `prompt_scale` and output tokens by `output_scale`
+// (each rounded to the nearest token, at least 1), for "what if our prompts are 30% longer"
+// questions on a trace whose lengths are its own. Throws InputError("--prompt-length-scale: ..."
+// or "--output-length-scale: ...") for a scale that is not finite and > 0, or that would take a
+// request past kMaxTokensPerRequest; checked before anything changes. Notes each change in the
+// trace's report unless its scale is 1.
+void scale_lengths(Trace& trace, double prompt_scale, double output_scale);
+
 }  // namespace sparksim

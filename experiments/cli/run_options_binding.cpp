@@ -26,6 +26,12 @@ void add_workload_options(CLI::App& cmd, RunOptions& run, ClosedLoop closed_loop
   }
   cmd.add_option("--rate-scale", run.rate_scale, "divide inter-arrival times by X")
       ->capture_default_str();
+  cmd.add_option("--prompt-length-scale", run.prompt_length_scale,
+                 "multiply every request's prompt tokens by X (rounded, at least 1)")
+      ->capture_default_str();
+  cmd.add_option("--output-length-scale", run.output_length_scale,
+                 "multiply every request's output tokens by X (rounded, at least 1)")
+      ->capture_default_str();
   cmd.add_option("--max-requests", run.max_requests, "keep only the first N trace rows");
 }
 

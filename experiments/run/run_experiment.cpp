@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -57,6 +58,16 @@ void check_workload_options(const RunOptions& o, ProblemList& problems) {
     problems.add("--rate-scale must be a finite number > 0");
   }
   if (o.max_requests < 0) problems.add("--max-requests must be >= 0");
+  for (const auto& [scale, option] : {std::pair{o.prompt_length_scale, "--prompt-length-scale"},
+                                      {o.output_length_scale, "--output-length-scale"}}) {
+    if (!(scale > 0) || !std::isfinite(scale)) {
+      problems.add(std::string(option) + " must be a finite number > 0");
+    } else if (scale != 1.0 && o.closed_loop_users > 0) {
+      problems.add(std::string(option) +
+                   ": a closed loop draws its lengths as it goes; scale the --synthetic "
+                   "spec's lengths instead");
+    }
+  }
 }
 
 // The engine limits and the SPS belief (set in `setup` when valid).
@@ -184,6 +195,9 @@ void materialize_workload(const RunOptions& o, RunSetup& setup) {
                                          ": dropped the last " + std::to_string(dropped) + " rows");
     }
     if (o.rate_scale != 1.0) scale_arrivals(setup.trace, o.rate_scale);
+    if (o.prompt_length_scale != 1.0 || o.output_length_scale != 1.0) {
+      scale_lengths(setup.trace, o.prompt_length_scale, o.output_length_scale);
+    }
   }
 }
 
@@ -323,6 +337,9 @@ nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchr
   if (o.closed_loop_requests > 0) cfg["closed_loop_requests"] = o.closed_loop_requests;
   cfg["think_time_s"] = o.think_time_s;
   cfg["rate_scale"] = o.rate_scale;
+  // Only when set, like closed_loop_requests: every earlier config.json stays as it was.
+  if (o.prompt_length_scale != 1.0) cfg["prompt_length_scale"] = o.prompt_length_scale;
+  if (o.output_length_scale != 1.0) cfg["output_length_scale"] = o.output_length_scale;
   cfg["max_requests"] = o.max_requests;
   cfg["profile"] = o.profile_path;
   cfg["profile_source"] = setup.profile.provenance.source;

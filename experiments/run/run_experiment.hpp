@@ -35,6 +35,10 @@ struct RunOptions {
   double think_time_s = 0;
   std::int64_t closed_loop_requests = 0;  // closed loop: stop after this many requests (0 = none)
   double rate_scale = 1.0;
+  // Every request's prompt / output tokens x these (traces and open-loop synthetic workloads;
+  // traces/trace_loader.hpp scale_lengths). 1 = the workload's own lengths.
+  double prompt_length_scale = 1.0;
+  double output_length_scale = 1.0;
   std::int64_t max_requests = 0;  // keep only the first N trace rows (0 = all)
 
   std::string profile_path;

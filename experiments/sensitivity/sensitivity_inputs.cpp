@@ -42,6 +42,10 @@ const std::vector<InputKindInfo>& input_kinds() {
        "host scheduling overhead x (synchronous policies pay it)", false, 1.0, 0, 20},
       {InputKind::kSpsBelief, "sps_belief", "the scheduler's SPS belief (capture|live|reference)",
        true, kUnset, 0, 1},
+      {InputKind::kPromptLength, "prompt_length_x",
+       "every request's prompt tokens x (the trace's own arrivals)", false, 1.0, 0.05, 20},
+      {InputKind::kOutputLength, "output_length_x",
+       "every request's output tokens x (the trace's own arrivals)", false, 1.0, 0.05, 20},
   };
   return kinds;
 }
@@ -71,8 +75,22 @@ bool is_choice_of(const InputKindInfo& kind, const std::string& value) {
 }
 
 bool varies_acceptance_model(const InputKindInfo& kind) {
-  return kind.kind != InputKind::kDraftCost && kind.kind != InputKind::kVerifyCost &&
-         kind.kind != InputKind::kHostOverhead && kind.kind != InputKind::kSpsBelief;
+  switch (kind.kind) {
+    case InputKind::kAcceptanceShift:
+    case InputKind::kAcceptanceScenario:
+    case InputKind::kAcceptanceSpread:
+    case InputKind::kConfidenceAuc:
+    case InputKind::kConfidenceEce:
+      return true;
+    case InputKind::kDraftCost:
+    case InputKind::kVerifyCost:
+    case InputKind::kHostOverhead:
+    case InputKind::kSpsBelief:
+    case InputKind::kPromptLength:
+    case InputKind::kOutputLength:
+      return false;
+  }
+  return false;
 }
 
 std::string SensitivityInput::low_text() const {
@@ -86,7 +104,7 @@ AppliedInputs applied_inputs(const SweepConfig& base, std::shared_ptr<const Prof
                              const std::vector<SensitivityInput>& inputs,
                              const std::vector<double>& values) {
   AppliedInputs out{base, {}};
-  double draft_x = 1, verify_x = 1, host_x = 1;
+  double draft_x = 1, verify_x = 1, host_x = 1, prompt_x = 1, output_x = 1;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const double v = values.at(i);
     if (at_nominal(v)) continue;
@@ -124,16 +142,33 @@ AppliedInputs applied_inputs(const SweepConfig& base, std::shared_ptr<const Prof
           if (!system.sps_own) system.sps = choice;
         }
         break;
+      case InputKind::kPromptLength:
+        prompt_x = v;
+        break;
+      case InputKind::kOutputLength:
+        output_x = v;
+        break;
     }
   }
-  if (draft_x == 1 && verify_x == 1 && host_x == 1) return out;
+  const bool lengths = prompt_x != 1 || output_x != 1;
+  if (draft_x == 1 && verify_x == 1 && host_x == 1) {
+    if (lengths) {
+      out.adjust = [prompt_x, output_x](RunOptions& o) {
+        o.prompt_length_scale = prompt_x;
+        o.output_length_scale = output_x;
+      };
+    }
+    return out;
+  }
   auto scaled = std::make_shared<Profile>(*profile);
   scale_draft_cost(*scaled, draft_x);
   scale_verify_cost(*scaled, verify_x);
   const double host_us = profile->host_overhead_us * host_x;
-  out.adjust = [scaled, host_us](RunOptions& o) {
+  out.adjust = [scaled, host_us, prompt_x, output_x](RunOptions& o) {
     o.profile = scaled;
     o.host_overhead_us = host_us;
+    o.prompt_length_scale = prompt_x;
+    o.output_length_scale = output_x;
   };
   return out;
 }

@@ -29,6 +29,8 @@ enum class InputKind {
   kVerifyCost,          // × the profile's verify time terms and ÷ its SPS tables (nominal 1)
   kHostOverhead,        // × the profile's host_overhead_us (nominal 1)
   kSpsBelief,           // capture | live | reference (categorical)
+  kPromptLength,        // × every request's prompt tokens (nominal 1)
+  kOutputLength,        // × every request's output tokens (nominal 1)
 };
 
 struct InputKindInfo {

@@ -266,3 +266,42 @@ TEST_CASE("closed-loop requests: the users together send exactly N, worked by ha
   CHECK_THAT(bad.output, Catch::Contains("--closed-loop-requests needs --closed-loop-users"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("length scales: every request's tokens scaled, recorded, and refused in a closed loop") {
+  // Oracle: the golden trace's own lengths (100/5 and 50/3 tokens) x 1.5 and x 2, rounded by
+  // hand: prompts 150 and 75, outputs 10 and 6, so 16 output tokens in all.
+  const auto dir = scratch_dir("length_scale");
+  const auto r = run_cli(
+      kGoldenArgs + (dir / "out").string() + " --prompt-length-scale 1.5 --output-length-scale 2",
+      dir);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const auto s = read_json(dir / "out" / "summary.json");
+  CHECK(s["output_tokens"] == 16);
+  const auto config = read_json(dir / "out" / "config.json");
+  CHECK(config["prompt_length_scale"].get<double>() == 1.5);
+  CHECK(config["output_length_scale"].get<double>() == 2.0);
+  const std::string requests = read_file(dir / "out" / "requests.csv");
+  CHECK(requests.find("\n0,chat,0.000000000,150,10,") != std::string::npos);
+  CHECK(requests.find("\n1,code,0.005000000,75,6,") != std::string::npos);
+  // Unscaled runs record neither key (every earlier config.json stays as it was).
+  const auto plain = run_cli(kGoldenArgs + (dir / "plain").string(), dir);
+  REQUIRE(plain.exit_code == 0);
+  CHECK_FALSE(read_json(dir / "plain" / "config.json").contains("prompt_length_scale"));
+
+  const auto closed = run_cli(
+      "run --synthetic prompt=fixed:10,output=fixed:5,duration_s=1 --closed-loop-users 2 "
+      "--profile " +
+          kGolden + "profile.json --drafter mtp1 --prompt-length-scale 2 --out " +
+          (dir / "closed").string(),
+      dir);
+  CHECK(closed.exit_code == 2);
+  CHECK_THAT(closed.output, Catch::Contains("--prompt-length-scale: a closed loop draws its "
+                                            "lengths as it goes"));
+  CHECK_FALSE(fs::exists(dir / "closed"));
+  const auto bad = run_cli(kGoldenArgs + (dir / "bad").string() + " --output-length-scale 0", dir);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Catch::Contains("--output-length-scale must be a finite number > 0"));
+  CHECK_FALSE(fs::exists(dir / "bad"));
+  fs::remove_all(dir);
+}

@@ -158,5 +158,44 @@ TEST_CASE("scale_arrivals rejects bad scales and overflow", "[traces][scale]") {
   CHECK(t.requests[1].arrival == kMaxSimTime / 2);  // unchanged after the failure
 }
 
+TEST_CASE("scale_lengths multiplies prompt and output tokens, rounds, keeps 1, notes it",
+          "[traces][scale]") {
+  Trace t;
+  // Hand-worked: 10 x 1.25 = 12.5 -> 13 (nearest, halves away from zero), 3 x 1.25 = 3.75 -> 4;
+  // outputs 7 x 0.3 = 2.1 -> 2, 1 x 0.3 = 0.3 -> 1 (at least one token).
+  t.requests = {{0, 10, 7, Domain::kChat}, {5, 3, 1, Domain::kCode}};
+  scale_lengths(t, 1.25, 0.3);
+  CHECK(t.requests[0] == RequestSpec{0, 13, 2, Domain::kChat});
+  CHECK(t.requests[1] == RequestSpec{5, 4, 1, Domain::kCode});
+  REQUIRE(t.report.notes.size() == 2);
+  CHECK(t.report.notes[0] ==
+        "every request's prompt tokens x 1.25 (length scale), rounded, at "
+        "least 1");
+  CHECK(t.report.notes[1] ==
+        "every request's output tokens x 0.3 (length scale), rounded, at "
+        "least 1");
+
+  Trace same;
+  same.requests = {{0, 10, 7, Domain::kChat}};
+  scale_lengths(same, 1.0, 1.0);
+  CHECK(same.requests[0] == RequestSpec{0, 10, 7, Domain::kChat});
+  CHECK(same.report.notes.empty());  // nothing changed, nothing noted
+}
+
+TEST_CASE("scale_lengths rejects bad scales and lengths past the limit, changing nothing",
+          "[traces][scale]") {
+  Trace t;
+  t.requests = {{0, kMaxTokensPerRequest / 2 + 1, 5, Domain::kChat}};
+  CHECK_THROWS_WITH(scale_lengths(t, 0.0, 1.0),
+                    "--prompt-length-scale: scale is 0; must be a finite number > 0");
+  CHECK_THROWS_WITH(scale_lengths(t, 1.0, -2.0),
+                    "--output-length-scale: scale is -2; must be a finite number > 0");
+  CHECK_THROWS_WITH(scale_lengths(t, 2.0, 3.0),
+                    "--prompt-length-scale: scale 2 would take a request of 50000001 tokens past "
+                    "100000000 tokens");
+  CHECK(t.requests[0] == RequestSpec{0, kMaxTokensPerRequest / 2 + 1, 5, Domain::kChat});
+  CHECK(t.report.notes.empty());
+}
+
 }  // namespace
 }  // namespace sparksim
