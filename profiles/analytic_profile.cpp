@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/input_error.hpp"
+#include "profiles/decimal_rounding.hpp"
 #include "profiles/dense_model_dims.hpp"
 #include "profiles/non_gemm_ops.hpp"
 
@@ -149,14 +150,6 @@ std::string join(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
-}
-
-std::string format_fixed(double x, int digits) {
-  std::ostringstream s;
-  s.setf(std::ios::fixed);
-  s.precision(digits);
-  s << x;
-  return s.str();
 }
 
 std::string gpu_key(const JsonFile& shapes, const std::string& gpu) {

@@ -3,6 +3,8 @@
 // (profiles/profile_finishing.hpp), build_sps_tables() to every SPS value.
 #pragma once
 
+#include <string>
+
 namespace sparksim {
 
 // `decimals` places through the decimal text, so the result is the double nearest that decimal
@@ -11,5 +13,8 @@ namespace sparksim {
 // returns x unchanged.
 double round_decimals(double x, int decimals);
 inline constexpr int kAsComputed = -1;
+
+// x with exactly `digits` decimals ("%.*f"), for the numbers a profile's notes quote.
+std::string format_fixed(double x, int digits);
 
 }  // namespace sparksim

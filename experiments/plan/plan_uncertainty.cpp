@@ -330,27 +330,21 @@ std::string uncertainty_answer(const PlanResult& r, std::size_t plan) {
   if (needs.empty() || !needs.front()) {
     return line + "unmet within " + std::to_string(r.max_replicas) + " replicas in every sample";
   }
-  std::int64_t largest = *needs.front();
-  std::int64_t met = 0;
-  for (const auto& n : needs) {
-    if (n) largest = *n, ++met;
-  }
   const auto& median = needs[(needs.size() - 1) / 2];
-  line += std::to_string(*needs.front()) + "-" + std::to_string(largest) + " replicas (" +
-          std::to_string(*needs.front() * gpus) + "-" + std::to_string(largest * gpus) +
-          " GPUs), lower median " + (median ? std::to_string(*median) : std::string("unmet"));
-  if (met < total) line += ", unmet in " + std::to_string(total - met);
+  line += needs_text(needs, gpus) + ", lower median " +
+          (median ? std::to_string(*median) : std::string("unmet"));
   line += "; meets the SLO with";
   // Only the sizes some sample needs exactly: the share changes only there.
   for (std::size_t i = 0; i < needs.size() && needs[i]; ++i) {
     const std::int64_t n = *needs[i];
-    if (i + 1 < needs.size() && needs[i + 1] == needs[i]) continue;
+    const bool more = i + 1 < needs.size() && needs[i + 1];
+    if (more && needs[i + 1] == needs[i]) continue;
     char share[32];
     std::snprintf(
         share, sizeof share, " %lld: %.0f%%", static_cast<long long>(n),
         100.0 * static_cast<double>(samples_meeting(needs, n)) / static_cast<double>(total));
     line += share;
-    if (n < largest) line += ",";
+    if (more) line += ",";
   }
   return line;
 }

@@ -150,23 +150,21 @@ AppliedInputs applied_inputs(const SweepConfig& base, std::shared_ptr<const Prof
         break;
     }
   }
-  const bool lengths = prompt_x != 1 || output_x != 1;
-  if (draft_x == 1 && verify_x == 1 && host_x == 1) {
-    if (lengths) {
-      out.adjust = [prompt_x, output_x](RunOptions& o) {
-        o.prompt_length_scale = prompt_x;
-        o.output_length_scale = output_x;
-      };
-    }
-    return out;
+  const bool cost = draft_x != 1 || verify_x != 1 || host_x != 1;
+  if (!cost && prompt_x == 1 && output_x == 1) return out;
+  std::shared_ptr<Profile> scaled;  // null: the profile as loaded
+  double host_us = 0;
+  if (cost) {
+    scaled = std::make_shared<Profile>(*profile);
+    scale_draft_cost(*scaled, draft_x);
+    scale_verify_cost(*scaled, verify_x);
+    host_us = profile->host_overhead_us * host_x;
   }
-  auto scaled = std::make_shared<Profile>(*profile);
-  scale_draft_cost(*scaled, draft_x);
-  scale_verify_cost(*scaled, verify_x);
-  const double host_us = profile->host_overhead_us * host_x;
   out.adjust = [scaled, host_us, prompt_x, output_x](RunOptions& o) {
-    o.profile = scaled;
-    o.host_overhead_us = host_us;
+    if (scaled) {
+      o.profile = scaled;
+      o.host_overhead_us = host_us;
+    }
     o.prompt_length_scale = prompt_x;
     o.output_length_scale = output_x;
   };

@@ -9,6 +9,7 @@
 
 #include "common/input_error.hpp"
 #include "profiles/analytic_profile.hpp"
+#include "profiles/decimal_rounding.hpp"
 #include "profiles/time_model.hpp"
 
 namespace sparksim {
@@ -74,14 +75,6 @@ std::string deployment_note(const MeasuredDbDeployment& d) {
         "Kernel), LM head and attention bf16 (bf16 KV cache), layer weights 1 byte each.";
   }
   return note;
-}
-
-std::string fixed_digits(double x, int digits) {
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(digits);
-  out << x;
-  return out.str();
 }
 
 // Draft-model flags per family, as the analytic generator sets them (profiles/README.md).
@@ -321,8 +314,8 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
       "RoPE, KV-cache append, SiLU*mul, embedding gather, final norm in dense_us; logits "
       "processing + sampling over the whole vocabulary per verified row in head_us) are composed "
       "from the bytes they move at " +
-      fixed_digits(memory_rates.bytes_per_us * 1e-6, 3) + " TB/s (0.95 x measured copy) plus " +
-      fixed_digits(memory_rates.kernel_us, 1) +
+      format_fixed(memory_rates.bytes_per_us * 1e-6, 3) + " TB/s (0.95 x measured copy) plus " +
+      format_fixed(memory_rates.kernel_us, 1) +
       " us per kernel (the roofline's); "
       "fixed/per-request/KV/pair/prefill-token terms and "
       "every drafter are least-squares fits to composed steps (fidelity: profiles/README.md). "
