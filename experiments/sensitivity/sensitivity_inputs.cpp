@@ -189,7 +189,8 @@ AppliedInputs applied_inputs(const SweepConfig& base, std::shared_ptr<const Prof
     }
     o.prompt_length_scale = prompt_x;
     o.output_length_scale = output_x;
-    o.arrival_cv = arrival_cv;
+    // Unset: the experiment's own arrival_cv (a sweep's workload.arrival_cv, plan's option).
+    if (arrival_cv != 0) o.arrival_cv = arrival_cv;
   };
   return out;
 }
