@@ -131,6 +131,7 @@ SweepRunResult run_pareto(const ParetoOptions& o) {
   const std::string points_csv = simulate_points(config, points, result.jobs, o.progress);
   SweepScenarioBand band;
   if (!shard) band = scenario_points(config, points, result.jobs, o.progress);
+  result.band_points_run = band.points_csv.size() * points.size();
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   StagedDirectory dir(result.out_dir);

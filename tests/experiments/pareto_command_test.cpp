@@ -330,6 +330,10 @@ TEST_CASE("a V4 sweep's report shows the tiers under every acceptance scenario, 
         "pareto --no-plots --jobs 2 --config " + config + " --out " + (dir / out).string(), dir);
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains(std::string(out) == "band"
+                                             ? "ran       4 points (+4 under the other acceptance "
+                                               "scenarios)"
+                                             : "ran       4 points in"));
   }
   CHECK(read_file(dir / "band" / "scenarios" / "dspark-table1-qwen3" / "points.csv") ==
         read_file(dir / "pinned" / "points.csv"));
