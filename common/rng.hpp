@@ -36,6 +36,7 @@ enum class StreamId : std::uint64_t {
   kAcceptance = 4,
   kTraceSpreading = 5,
   kPolicy = 6,
+  kArrivalBurstiness = 7,  // --arrival-cv: a trace's re-drawn inter-arrival gaps
   // Acceptance models (issue 3), numbered apart so other subsystems' additions cannot collide.
   kAcceptanceDifficulty = 40,  // per-request difficulty and initial latent state
   kAcceptanceLatent = 41,      // per-step innovations of the latent state

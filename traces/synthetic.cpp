@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "common/input_error.hpp"
+#include "traces/arrival_burstiness.hpp"
 #include "traces/field_parsing.hpp"
 #include "traces/length_distribution.hpp"
 #include "traces/text_lines.hpp"
@@ -24,10 +25,9 @@ constexpr std::array<std::string_view, 6> kKeys = {"rate",   "cv",     "prompt",
                                                    "output", "domain", "duration_s"};
 // Guards memory: a trace this long (3 GB of requests) is a typo in rate or duration_s.
 constexpr double kMaxExpectedRequests = 1e8;
-// Burstiness bound: Gamma inter-arrivals with cv 10 (shape 0.01) are already far burstier than any
-// published serving trace; past it almost every gap is ~0 and the arrival count over duration_s
-// explodes however small rate * duration_s is (found by the synthetic-spec fuzzer).
-constexpr double kMaxCv = 10.0;
+// Burstiness bound (kMaxArrivalCv): past it almost every gap is ~0 and the arrival count over
+// duration_s explodes however small rate * duration_s is (found by the synthetic-spec fuzzer).
+constexpr double kMaxCv = kMaxArrivalCv;
 
 std::string valid_keys() {
   std::string list;
@@ -189,11 +189,7 @@ Trace generate_synthetic_trace(const SyntheticSpec& spec, std::uint64_t seed) {
   RngStream arrival_rng(seed, StreamId::kSyntheticArrivals);
   RngStream length_rng(seed, StreamId::kSyntheticLengths);
 
-  // cv == 1 is the Poisson process; otherwise a Gamma renewal process with shape 1/cv^2 and
-  // scale cv^2/rate, whose inter-arrival mean is 1/rate and coefficient of variation is cv.
-  const bool poisson = spec.cv == 1.0;
-  const double shape = 1.0 / (spec.cv * spec.cv);
-  const double scale = spec.cv * spec.cv / spec.rate_per_s;
+  // A renewal process at rate with gap cv (renewal_gap_s: Poisson at cv 1, else Gamma).
   const double expected = spec.rate_per_s * spec.duration_s;
   trace.requests.reserve(static_cast<std::size_t>(std::min(expected * 1.1 + 16, 1.2e8)));
 
@@ -201,7 +197,7 @@ Trace generate_synthetic_trace(const SyntheticSpec& spec, std::uint64_t seed) {
   const SimTime end = seconds_to_sim_time(spec.duration_s);
   double t = 0;
   while (true) {
-    t += poisson ? arrival_rng.exponential(spec.rate_per_s) : arrival_rng.gamma(shape, scale);
+    t += renewal_gap_s(arrival_rng, spec.rate_per_s, spec.cv);
     if (!(t < spec.duration_s)) break;
     const SimTime arrival = seconds_to_sim_time(t);
     if (arrival >= end) break;

@@ -2,6 +2,7 @@
 // points.csv, frontier.csv, plots and report.html (`--shard i/N` runs one slice; see
 // merge_command).
 #include <cstdio>
+#include <string>
 
 #include "experiments/cli/commands.hpp"
 #include "experiments/sweep/pareto_experiment.hpp"
@@ -40,8 +41,13 @@ void add_pareto_command(CLI::App& app) {
                   which.c_str());
       return;
     }
-    std::printf("ran       %zu points in %.2f s on %d workers (%.1f points/s)\n", r.points_run,
-                r.wall_s, r.jobs, r.wall_s > 0 ? static_cast<double>(r.points_run) / r.wall_s : 0);
+    const std::size_t simulated = r.points_run + r.band_points_run;
+    const std::string band = r.band_points_run > 0 ? " (+" + std::to_string(r.band_points_run) +
+                                                         " under the other acceptance scenarios)"
+                                                   : "";
+    std::printf("ran       %zu points%s in %.2f s on %d workers (%.1f points/s)\n", r.points_run,
+                band.c_str(), r.wall_s, r.jobs,
+                r.wall_s > 0 ? static_cast<double>(simulated) / r.wall_s : 0);
     if (r.shard) {
       std::printf(
           "wrote     %s/{points.csv,sweep.json,shard.json} (a shard: join the shards with "

@@ -32,6 +32,10 @@ void add_workload_options(CLI::App& cmd, RunOptions& run, ClosedLoop closed_loop
   cmd.add_option("--output-length-scale", run.output_length_scale,
                  "multiply every request's output tokens by X (rounded, at least 1)")
       ->capture_default_str();
+  cmd.add_option("--arrival-cv", run.arrival_cv,
+                 "re-draw inter-arrival gaps as a gamma renewal process with this cv at the "
+                 "workload's mean rate (0 = its own arrivals)")
+      ->capture_default_str();
   cmd.add_option("--max-requests", run.max_requests, "keep only the first N trace rows");
 }
 

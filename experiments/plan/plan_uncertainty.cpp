@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "common/csv_row.hpp"
 #include "common/input_error.hpp"
@@ -28,8 +29,9 @@ bool is_cost_input(const InputKindInfo& kind) {
 }
 
 bool needs_profile(const PlanOptions& o) {
-  return std::any_of(o.uncertain.begin(), o.uncertain.end(),
-                     [](const SensitivityInput& in) { return is_cost_input(*in.kind); });
+  return std::any_of(o.uncertain.begin(), o.uncertain.end(), [](const SensitivityInput& in) {
+    return is_cost_input(*in.kind) || in.kind->kind == InputKind::kRoutingImbalance;
+  });
 }
 
 std::shared_ptr<const Profile> plan_profile(const PlanOptions& o) {
@@ -186,8 +188,19 @@ PlanOptions options_at(const PlanOptions& o, std::shared_ptr<const Profile> prof
   SweepConfig base;
   base.acceptance = o.run.acceptance;
   base.sps = o.run.sps;
-  const AppliedInputs applied = applied_inputs(base, std::move(profile), o.uncertain, values);
+  // With --topologies each candidate composes its own profile: routing imbalance is then the
+  // composition's own knob (--expert-imbalance), not an edit of a loaded profile.
+  std::vector<double> profile_values = values;
+  std::optional<double> topology_imbalance;
+  for (std::size_t i = 0; i < o.uncertain.size(); ++i) {
+    if (o.uncertain[i].kind->kind != InputKind::kRoutingImbalance || !o.topology.active()) continue;
+    if (!std::isnan(values[i])) topology_imbalance = values[i];
+    profile_values[i] = nominal_value();
+  }
+  const AppliedInputs applied =
+      applied_inputs(base, std::move(profile), o.uncertain, profile_values);
   PlanOptions s = o;
+  if (topology_imbalance) s.topology.expert_imbalance = *topology_imbalance;
   s.uncertain.clear();
   s.run.acceptance = applied.config.acceptance;
   s.run.sps = applied.config.sps;

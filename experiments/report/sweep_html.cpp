@@ -2,6 +2,8 @@
 // report.css), no network, so the one file can be mailed or archived.
 #include "experiments/report/sweep_html.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "common/base64.hpp"
@@ -152,6 +154,74 @@ std::string tier_section(const SweepConfig& c, const SweepAnalysis& a, SpeedMetr
   return h;
 }
 
+// The tiers at the config's percentile under every acceptance scenario: each system's best
+// throughput per GPU meeting the tier and its ratio to the baseline under each, then the band
+// (lowest to highest ratio; "unmet under k" when some scenario misses the tier).
+std::string scenario_section(const SweepConfig& c, const ScenarioAnalyses& s) {
+  if (s.names.empty()) {
+    return s.why_none.empty()
+               ? ""
+               : "<h2>Acceptance scenarios</h2>\n<p>" + html_escape(s.why_none) + "</p>\n";
+  }
+  const SpeedMetric m = SpeedMetric::kAtPercentile;
+  const std::string metric = speed_metric_name(c, m);
+  std::string h = "<h2>Acceptance scenarios</h2>\n";
+  h += "<p>No acceptance is published for this drafter on this target, so the whole sweep was "
+       "also run under every named acceptance scenario (declared priors with their sources, "
+       "docs/moe.md). Everything above is under the default, <b>" +
+       html_escape(s.names.front()) + "</b>. Per tier (" + html_escape(metric) +
+       " per-user speed): each system's best throughput per GPU meeting it and its ratio to the "
+       "baseline under each scenario, then the band of the ratio over the scenarios.</p>\n";
+  std::vector<std::vector<TierOutcome>> outcomes;
+  for (const SweepAnalysis& a : s.analyses) {
+    outcomes.push_back(evaluate_tiers(c, a, c.tiers_tok_s_per_user, *c.baseline, m));
+  }
+  std::vector<std::string> header = {"tier tok/s/user", "system"};
+  for (std::size_t k = 0; k < s.names.size(); ++k) {
+    const std::string name = s.names[k] + (k == 0 ? " (default)" : "");
+    header.push_back("tok/s per GPU, " + name);
+    header.push_back("vs baseline, " + name);
+  }
+  header.push_back("vs baseline band");
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < outcomes.front().size(); ++i) {
+    const TierOutcome& first = outcomes.front()[i];
+    if (first.system == *c.baseline) continue;
+    std::vector<std::string> row = {format_number(first.tier_tok_s_per_user),
+                                    c.systems[first.system].label()};
+    std::optional<double> low, high;
+    int unmet = 0;
+    for (std::size_t k = 0; k < outcomes.size(); ++k) {
+      const TierOutcome& o = outcomes[k][i];
+      row.push_back(
+          o.best ? fixed_text(s.analyses[k].aggregates[*o.best].throughput_tok_s_per_gpu.mean, 1)
+                 : "unmet");
+      if (o.throughput_ratio_vs_baseline) {
+        const double r = *o.throughput_ratio_vs_baseline;
+        row.push_back(fixed_text(r, 3));
+        low = low ? std::min(*low, r) : r;
+        high = high ? std::max(*high, r) : r;
+      } else {
+        row.push_back("unmet");
+        ++unmet;
+      }
+    }
+    std::string band = low ? fixed_text(*low, 3) + " to " + fixed_text(*high, 3) : "";
+    if (unmet > 0) {
+      band += (band.empty() ? "" : "; ") + std::string("unmet under ") + std::to_string(unmet);
+    }
+    row.push_back(band);
+    rows.push_back(std::move(row));
+  }
+  h += html_table(header, rows, "scenarios");
+  h += "<p>Each other scenario's points: ";
+  for (std::size_t k = 1; k < s.names.size(); ++k) {
+    h += "<a href=\"scenarios/" + html_escape(s.names[k]) + "/points.csv\">scenarios/" +
+         html_escape(s.names[k]) + "/points.csv</a> ";
+  }
+  return h + "</p>\n";
+}
+
 std::string verify_budget_section(const SweepConfig& c, const std::filesystem::path& dir,
                                   bool plots) {
   std::string h = "<h2>Verify budget and tau vs concurrency</h2>\n";
@@ -196,13 +266,14 @@ std::string files_and_end(bool plots) {
 }  // namespace
 
 std::string sweep_report_html(const SweepConfig& c, const SweepAnalysis& a,
-                              const std::filesystem::path& dir, bool plots,
-                              const std::string& producer) {
+                              const ScenarioAnalyses& scenarios, const std::filesystem::path& dir,
+                              bool plots, const std::string& producer) {
   std::string h = head_and_profile(c);
   h += setup_section(c, producer);
   for (SpeedMetric m : frontier_metrics(c)) h += frontier_section(c, a, dir, plots, m);
   if (!c.tiers_tok_s_per_user.empty() && c.baseline) {
     for (SpeedMetric m : frontier_metrics(c)) h += tier_section(c, a, m);
+    h += scenario_section(c, scenarios);
   }
   h += verify_budget_section(c, dir, plots);
   h += every_load_section(c, a);

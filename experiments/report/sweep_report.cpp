@@ -50,7 +50,7 @@ SweepConfig parse_sweep_json(const std::string& text, const std::string& path) {
 
 void write_sweep_outputs(const SweepConfig& config, const std::string& sweep_json,
                          const std::string& points_csv, const std::filesystem::path& dir,
-                         bool plots) {
+                         bool plots, const SweepScenarioBand& band) {
   const auto points = parse_points_csv(points_csv, (dir / "points.csv").string());
   const SweepAnalysis analysis = analyze_sweep(config, points);
   const auto provenance = nlohmann::json::parse(sweep_json);
@@ -63,9 +63,18 @@ void write_sweep_outputs(const SweepConfig& config, const std::string& sweep_jso
     write_file_bytes(dir / "gnuplot" / "plots.gp", sweep_gnuplot_script(config, analysis));
     run_gnuplot(dir, "gnuplot/plots.gp");
   }
+  ScenarioAnalyses scenarios{band.scenarios, {analysis}, band.why_none};
+  for (std::size_t k = 1; k < band.scenarios.size(); ++k) {
+    const std::filesystem::path at = dir / "scenarios" / band.scenarios[k];
+    std::filesystem::create_directories(at);
+    const std::string& csv = band.points_csv.at(k - 1);
+    write_file_bytes(at / "points.csv", csv);
+    scenarios.analyses.push_back(
+        analyze_sweep(config, parse_points_csv(csv, (at / "points.csv").string())));
+  }
   write_file_bytes(
       dir / "report.html",
-      sweep_report_html(config, analysis, dir, plots,
+      sweep_report_html(config, analysis, scenarios, dir, plots,
                         provenance.value("sparksim_version", std::string("?")) + " (" +
                             provenance.value("sparksim_git_sha", std::string("?")) + ")"));
 }

@@ -28,6 +28,7 @@
 #include "sim/acceptance/acceptance_registry.hpp"
 #include "sim/engine_preset.hpp"
 #include "sim/metrics.hpp"
+#include "traces/arrival_burstiness.hpp"
 #include "traces/trace_loader.hpp"
 
 namespace sparksim {
@@ -66,6 +67,16 @@ void check_workload_options(const RunOptions& o, ProblemList& problems) {
       problems.add(std::string(option) +
                    ": a closed loop draws its lengths as it goes; scale the --synthetic "
                    "spec's lengths instead");
+    }
+  }
+  if (o.arrival_cv != 0) {
+    if (!std::isfinite(o.arrival_cv) || !(o.arrival_cv > 0) || o.arrival_cv > kMaxArrivalCv) {
+      problems.add("--arrival-cv must be in (0, " + format_number(kMaxArrivalCv) +
+                   "] (0, the default, keeps the workload's own arrivals)");
+    } else if (o.closed_loop_users > 0) {
+      problems.add(
+          "--arrival-cv: a closed loop has no arrival process (each user sends when its last "
+          "request ends); use an open-loop trace or --synthetic rate");
     }
   }
 }
@@ -194,6 +205,8 @@ void materialize_workload(const RunOptions& o, RunSetup& setup) {
       setup.trace.report.notes.push_back("--max-requests " + std::to_string(o.max_requests) +
                                          ": dropped the last " + std::to_string(dropped) + " rows");
     }
+    // Re-drawn before the rate scale, so --rate-scale X still means X times the source's rate.
+    if (o.arrival_cv != 0) redraw_arrival_gaps(setup.trace, o.arrival_cv, o.seed);
     if (o.rate_scale != 1.0) scale_arrivals(setup.trace, o.rate_scale);
     if (o.prompt_length_scale != 1.0 || o.output_length_scale != 1.0) {
       scale_lengths(setup.trace, o.prompt_length_scale, o.output_length_scale);
@@ -340,6 +353,7 @@ nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchr
   // Only when set, like closed_loop_requests: every earlier config.json stays as it was.
   if (o.prompt_length_scale != 1.0) cfg["prompt_length_scale"] = o.prompt_length_scale;
   if (o.output_length_scale != 1.0) cfg["output_length_scale"] = o.output_length_scale;
+  if (o.arrival_cv != 0) cfg["arrival_cv"] = o.arrival_cv;
   cfg["max_requests"] = o.max_requests;
   cfg["profile"] = o.profile_path;
   cfg["profile_source"] = setup.profile.provenance.source;

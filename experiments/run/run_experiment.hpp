@@ -39,6 +39,10 @@ struct RunOptions {
   // traces/trace_loader.hpp scale_lengths). 1 = the workload's own lengths.
   double prompt_length_scale = 1.0;
   double output_length_scale = 1.0;
+  // > 0: an open-loop workload's inter-arrival gaps re-drawn as a gamma renewal process with this
+  // coefficient of variation at the workload's own mean rate (traces/arrival_burstiness.hpp),
+  // from the run's seed. 0 = the workload's own arrivals.
+  double arrival_cv = 0;
   std::int64_t max_requests = 0;  // keep only the first N trace rows (0 = all)
 
   std::string profile_path;

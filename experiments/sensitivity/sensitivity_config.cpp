@@ -7,6 +7,7 @@
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
+#include "experiments/sensitivity/routing_imbalance.hpp"
 #include "profiles/profile_io.hpp"
 
 namespace sparksim {
@@ -110,7 +111,12 @@ void check_input_runs(const JsonFile& f, const Pointer& ptr, const SensitivityCo
     std::vector<double> values(c.inputs.size(), nominal_value());
     const SensitivityInput& in = c.inputs[i];
     values[i] = in.kind->categorical ? (high ? kAtHigh : kAtLow) : (high ? in.high : in.low);
-    const AppliedInputs applied = applied_inputs(c.experiment, c.profile, c.inputs, values);
+    AppliedInputs applied;
+    try {
+      applied = applied_inputs(c.experiment, c.profile, c.inputs, values);
+    } catch (const InputError& e) {
+      f.fail(ptr, in.label() + " at " + (high ? in.high_text() : in.low_text()) + ": " + e.what());
+    }
     for (std::size_t s = 0; s < applied.config.systems.size(); ++s) {
       RunOptions o = point_run_options(applied.config, SweepPoint{0, s, 0, 0});
       if (applied.adjust) applied.adjust(o);
@@ -162,6 +168,13 @@ SensitivityConfig load_sensitivity_config(const std::string& path) {
   }
   c.profile = std::make_shared<const Profile>(load_profile(c.experiment.profile_path));
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    if (c.inputs[i].kind->kind == InputKind::kRoutingImbalance) {
+      try {
+        (void)profile_replica(*c.profile);  // a dense target has no routing to unbalance
+      } catch (const InputError& e) {
+        f.fail(Pointer("/inputs") / i / "input", e.what());
+      }
+    }
     check_input_runs(f, Pointer("/inputs") / i / "input", c, i);
   }
   if (f.has(Pointer("/break_even"))) c.break_even = f.get_bool(Pointer("/break_even"));

@@ -3,7 +3,9 @@
 
 #include "common/json_file.hpp"
 #include "experiments/sensitivity/profile_scaling.hpp"
+#include "experiments/sensitivity/routing_imbalance.hpp"
 #include "sim/acceptance/acceptance_scenarios.hpp"
+#include "traces/arrival_burstiness.hpp"
 
 namespace sparksim {
 
@@ -46,6 +48,13 @@ const std::vector<InputKindInfo>& input_kinds() {
        "every request's prompt tokens x (the trace's own arrivals)", false, 1.0, 0.05, 20},
       {InputKind::kOutputLength, "output_length_x",
        "every request's output tokens x (the trace's own arrivals)", false, 1.0, 0.05, 20},
+      {InputKind::kArrivalCv, "arrival_cv",
+       "inter-arrival gaps re-drawn as a gamma renewal process with this cv (open loop)", false,
+       kUnset, 0.05, kMaxArrivalCv},
+      {InputKind::kRoutingImbalance, "routing_imbalance",
+       "MoE targets: hottest expert-parallel rank's routed load / mean (moves the routed "
+       "experts' time only)",
+       false, nominal_routing_imbalance(), 1, 8},
   };
   return kinds;
 }
@@ -88,6 +97,8 @@ bool varies_acceptance_model(const InputKindInfo& kind) {
     case InputKind::kSpsBelief:
     case InputKind::kPromptLength:
     case InputKind::kOutputLength:
+    case InputKind::kArrivalCv:
+    case InputKind::kRoutingImbalance:
       return false;
   }
   return false;
@@ -105,6 +116,8 @@ AppliedInputs applied_inputs(const SweepConfig& base, std::shared_ptr<const Prof
                              const std::vector<double>& values) {
   AppliedInputs out{base, {}};
   double draft_x = 1, verify_x = 1, host_x = 1, prompt_x = 1, output_x = 1;
+  double arrival_cv = 0;  // 0: the workload's own arrivals
+  double routing = nominal_routing_imbalance();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const double v = values.at(i);
     if (at_nominal(v)) continue;
@@ -148,25 +161,36 @@ AppliedInputs applied_inputs(const SweepConfig& base, std::shared_ptr<const Prof
       case InputKind::kOutputLength:
         output_x = v;
         break;
+      case InputKind::kArrivalCv:
+        arrival_cv = v;
+        break;
+      case InputKind::kRoutingImbalance:
+        routing = v;
+        break;
     }
   }
-  const bool cost = draft_x != 1 || verify_x != 1 || host_x != 1;
-  if (!cost && prompt_x == 1 && output_x == 1) return out;
+  const bool cost =
+      draft_x != 1 || verify_x != 1 || host_x != 1 || routing != nominal_routing_imbalance();
+  if (!cost && prompt_x == 1 && output_x == 1 && arrival_cv == 0) return out;
   std::shared_ptr<Profile> scaled;  // null: the profile as loaded
   double host_us = 0;
   if (cost) {
     scaled = std::make_shared<Profile>(*profile);
+    // Before the verify factor: a dearer forward pays for its imbalance at the same rate.
+    if (routing != nominal_routing_imbalance()) apply_routing_imbalance(*scaled, routing);
     scale_draft_cost(*scaled, draft_x);
     scale_verify_cost(*scaled, verify_x);
     host_us = profile->host_overhead_us * host_x;
   }
-  out.adjust = [scaled, host_us, prompt_x, output_x](RunOptions& o) {
+  out.adjust = [scaled, host_us, prompt_x, output_x, arrival_cv](RunOptions& o) {
     if (scaled) {
       o.profile = scaled;
       o.host_overhead_us = host_us;
     }
     o.prompt_length_scale = prompt_x;
     o.output_length_scale = output_x;
+    // Unset: the experiment's own arrival_cv (a sweep's workload.arrival_cv, plan's option).
+    if (arrival_cv != 0) o.arrival_cv = arrival_cv;
   };
   return out;
 }

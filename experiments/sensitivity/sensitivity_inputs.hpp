@@ -31,6 +31,8 @@ enum class InputKind {
   kSpsBelief,           // capture | live | reference (categorical)
   kPromptLength,        // × every request's prompt tokens (nominal 1)
   kOutputLength,        // × every request's output tokens (nominal 1)
+  kArrivalCv,           // open-loop gaps re-drawn with this cv (nominal: the workload's own)
+  kRoutingImbalance,    // MoE targets: hottest expert rank's load / mean (nominal 1.1)
 };
 
 struct InputKindInfo {

@@ -20,6 +20,8 @@
 #include "experiments/run/problem_list.hpp"
 #include "experiments/sweep/progress_meter.hpp"
 #include "experiments/sweep/sweep_points.hpp"
+#include "profiles/profile_io.hpp"
+#include "sim/acceptance/acceptance_scenarios.hpp"
 
 namespace sparksim {
 
@@ -52,6 +54,40 @@ std::string simulate_points(const SweepConfig& config, const std::vector<SweepPo
   for (const auto& r : rows) text += r;
   return text;
 }
+
+namespace {
+
+// The sweep's points under every other named acceptance scenario when its target takes scenarios
+// and its acceptance leaves the scenario open (scenario_band): the band report.html shows.
+SweepScenarioBand scenario_points(const SweepConfig& c, const std::vector<SweepPoint>& points,
+                                  int jobs, bool progress) {
+  SweepScenarioBand band;
+  const ScenarioBand b = scenario_band(load_profile(c.profile_path).target, c.acceptance);
+  if (b.scenarios.empty()) return band;
+  band.scenarios = b.scenarios;
+  for (std::size_t k = 1; k < b.scenarios.size(); ++k) {
+    const std::string acceptance = acceptance_under_scenario(c.acceptance, b.scenarios[k]);
+    band.points_csv.push_back(simulate_points(
+        c, points, jobs, progress, [acceptance](RunOptions& o) { o.acceptance = acceptance; }));
+  }
+  return band;
+}
+
+// What a merged report says in place of the band, for a sweep whose target takes scenarios.
+std::string merged_band_note(const SweepConfig& c) {
+  try {
+    if (scenario_band(load_profile(c.profile_path).target, c.acceptance).scenarios.empty()) {
+      return "";
+    }
+  } catch (const InputError&) {
+    return "";  // the profile is not where the shards ran: nothing to say about its target
+  }
+  return "Merged shards do not run the acceptance scenario band: run sparksim pareto without "
+         "--shard (or sparksim v4-topologies) to see this comparison under every named "
+         "scenario.";
+}
+
+}  // namespace
 
 SweepRunResult run_pareto(const ParetoOptions& o) {
   // Command-line problems and config problems together, before anything runs.
@@ -93,6 +129,9 @@ SweepRunResult run_pareto(const ParetoOptions& o) {
 
   const auto start = std::chrono::steady_clock::now();
   const std::string points_csv = simulate_points(config, points, result.jobs, o.progress);
+  SweepScenarioBand band;
+  if (!shard) band = scenario_points(config, points, result.jobs, o.progress);
+  result.band_points_run = band.points_csv.size() * points.size();
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   StagedDirectory dir(result.out_dir);
@@ -108,7 +147,7 @@ SweepRunResult run_pareto(const ParetoOptions& o) {
     j["sweep_points"] = config.point_count();
     write_file_bytes(dir.file("shard.json"), format_json(j));
   } else {
-    write_sweep_outputs(config, sweep_json, points_csv, dir.path(), o.plots);
+    write_sweep_outputs(config, sweep_json, points_csv, dir.path(), o.plots, band);
   }
   dir.commit();
   result.config = std::move(config);
@@ -226,7 +265,9 @@ MergeResult merge_sweep_shards(const std::vector<std::string>& shard_dirs,
   for (const auto* r : ordered) points_csv += r->raw_row + "\n";
 
   StagedDirectory dir(normalise_dir(out_dir));
-  write_sweep_outputs(config, first.sweep_json, points_csv, dir.path(), plots);
+  SweepScenarioBand band;
+  band.why_none = merged_band_note(config);
+  write_sweep_outputs(config, first.sweep_json, points_csv, dir.path(), plots, band);
   dir.commit();
   return MergeResult{config, shards.size(), ordered.size()};
 }

@@ -30,6 +30,8 @@ struct ParetoOptions {
 struct SweepRunResult {
   SweepConfig config;
   std::size_t points_run = 0;
+  // The same points under the other acceptance scenarios (a V4 sweep's band; 0 otherwise).
+  std::size_t band_points_run = 0;
   int jobs = 1;
   double wall_s = 0;
   bool shard = false;

@@ -18,6 +18,7 @@
 #include "profiles/sps_belief.hpp"
 #include "sim/acceptance/acceptance_registry.hpp"
 #include "sim/engine_preset.hpp"
+#include "traces/arrival_burstiness.hpp"
 #include "traces/synthetic.hpp"
 #include "traces/trace_loader.hpp"
 
@@ -42,7 +43,7 @@ constexpr std::string_view kTopKeys[] = {"schema",
                                          "baseline"};
 constexpr std::string_view kWorkloadKeys[] = {"trace",          "trace_format", "domain",
                                               "spread_buckets", "max_requests", "synthetic",
-                                              "think_time_s"};
+                                              "think_time_s",   "arrival_cv"};
 constexpr std::string_view kLoadKeys[] = {"concurrency", "rate_scale"};
 constexpr std::string_view kSystemKeys[] = {"drafter", "policies", "sps"};
 constexpr std::string_view kEngineKeys[] = {"preset",  "max_running", "max_batch_tokens",
@@ -169,6 +170,11 @@ void parse_workload(const JsonFile& f, SweepConfig& c, ProblemList& problems) {
     problems.check(
         [&] { c.think_time_s = f.get_number(wl / "think_time_s", NumberRange::at_least(0)); });
   }
+  if (f.has(wl / "arrival_cv")) {
+    problems.check([&] {
+      c.arrival_cv = f.get_number(wl / "arrival_cv", {0.0, kMaxArrivalCv, true});
+    });
+  }
   if (c.trace_path.empty() == c.synthetic.empty()) {
     problems.add(InputError(f.path(), f.line_of(wl),
                             "workload needs exactly one of 'trace' (a trace file) and "
@@ -216,6 +222,12 @@ void parse_load(const JsonFile& f, SweepConfig& c, ProblemList& problems) {
   c.load_kind = users ? LoadKind::kConcurrency : LoadKind::kRateScale;
   const Pointer values = ld / (users ? "concurrency" : "rate_scale");
   problems.check([&] { parse_load_values(f, values, users, c); });
+  if (users && c.arrival_cv != 0) {
+    problems.add(InputError(f.path(), f.line_of(Pointer("/workload/arrival_cv")),
+                            "workload.arrival_cv re-draws an open-loop workload's arrivals; "
+                            "load.concurrency runs a closed loop, which has none")
+                     .what());
+  }
   if (users && !c.trace_path.empty()) {
     problems.add(InputError(f.path(), f.line_of(values),
                             "load.concurrency runs closed-loop users, which draw lengths from "
@@ -535,6 +547,8 @@ nlohmann::ordered_json SweepConfig::resolved() const {
     w["synthetic"] = synthetic;
     w["think_time_s"] = think_time_s;
   }
+  // Only when set: every earlier resolved config stays as it was.
+  if (arrival_cv != 0) w["arrival_cv"] = arrival_cv;
   j["workload"] = w;
   nlohmann::ordered_json values = nlohmann::ordered_json::array();
   for (double x : loads) {

@@ -51,6 +51,7 @@ struct SweepConfig {
   std::int64_t max_requests = 0;
   std::string synthetic;
   double think_time_s = 0;
+  double arrival_cv = 0;  // > 0: open-loop gaps re-drawn with this cv (RunOptions::arrival_cv)
 
   LoadKind load_kind = LoadKind::kConcurrency;
   std::vector<double> loads;  // users (integers) or rate scales, in the config's order

@@ -31,6 +31,7 @@ RunOptions point_run_options(const SweepConfig& c, const SweepPoint& p) {
   o.max_requests = c.max_requests;
   o.synthetic = c.synthetic;
   o.think_time_s = c.think_time_s;
+  o.arrival_cv = c.arrival_cv;
   if (c.load_kind == LoadKind::kConcurrency) {
     o.closed_loop_users = static_cast<std::int64_t>(c.loads.at(p.load));
   } else {

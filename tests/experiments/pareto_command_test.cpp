@@ -2,6 +2,8 @@
 // simulated time): determinism across worker counts, shards merged byte for byte, a point equal
 // to the `sparksim run` it stands for, bad configs stopped before any point runs, progress only on
 // a terminal, unmeetable tiers reported as such, and --check running nothing.
+#include <map>
+#include <regex>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -295,5 +297,78 @@ TEST_CASE("slo: met tiers with ratios, unmeetable tiers said so, tiers need a ba
   CHECK_THAT(r.output, Catch::Contains("tiers_tok_s_per_user needs a baseline"));
   CHECK_THAT(r.output, Catch::Contains("--percentile is 0; must be in (0, 100)"));
   CHECK_FALSE(fs::exists(dir / "slo3"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a V4 sweep's report shows the tiers under every acceptance scenario, default named") {
+  // Oracle: the same sweep run with the other scenario pinned (calibrated:scenario=...), whose
+  // points and tier table must be exactly the band's column for that scenario; the default's
+  // column is the report's own tier table.
+  const auto dir = scratch_dir("pareto_v4_band");
+  const std::string sweep = R"({
+  "schema": "sparksim.sweep/1",
+  "title": "tiny V4 comparison",
+  "profile": "profiles/telemetry/deepseek-v4-flash.json",
+  "workload": {"synthetic": "prompt=fixed:16,output=lognormal:200:0.5,domain=code,duration_s=20"},
+  "load": {"concurrency": [5, 25]},
+  "systems": [
+    {"drafter": "dspark-5", "policies": ["async-topk"]},
+    {"drafter": "mtp1", "policies": ["static:k=1"]}
+  ],
+  "seeds": [1],
+  "acceptance": ")";
+  const std::string tail = R"(",
+  "tiers_tok_s_per_user": [80],
+  "baseline": {"drafter": "mtp1", "policy": "static:k=1"}
+}
+)";
+  const auto open = write_config(dir, sweep + "calibrated" + tail, "open.json");
+  const auto pinned =
+      write_config(dir, sweep + "calibrated:scenario=dspark-table1-qwen3" + tail, "pinned.json");
+  for (const auto& [config, out] : {std::pair{open, "band"}, {pinned, "pinned"}}) {
+    const auto r = run_cli(
+        "pareto --no-plots --jobs 2 --config " + config + " --out " + (dir / out).string(), dir);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains(std::string(out) == "band"
+                                             ? "ran       4 points (+4 under the other acceptance "
+                                               "scenarios)"
+                                             : "ran       4 points in"));
+  }
+  CHECK(read_file(dir / "band" / "scenarios" / "dspark-table1-qwen3" / "points.csv") ==
+        read_file(dir / "pinned" / "points.csv"));
+  CHECK_FALSE(fs::exists(dir / "pinned" / "scenarios"));  // a pinned scenario has no band
+  CHECK_FALSE(fs::exists(dir / "band" / "scenarios" / "v4-vllm-note"));  // the default is DIR's
+
+  // tok/s per GPU and the ratio to the baseline at 80 tok/s/user, from a report's tier table.
+  const auto tier_cells = [](const std::string& html) {
+    const std::regex row(
+        "<tr><td>80</td><td>dspark-5 \\+ async-topk</td><td>met[^<]*</td><td>([^<]*)</td>"
+        "<td>[^<]*</td><td>([^<]*)x</td>");
+    std::smatch m;
+    REQUIRE(std::regex_search(html, m, row));
+    return "<td>" + m[1].str() + "</td><td>" + m[2].str() + "</td>";
+  };
+  const std::string band = read_file(dir / "band" / "report.html");
+  CHECK_THAT(band, Catch::Contains("<h2>Acceptance scenarios</h2>"));
+  CHECK_THAT(band, Catch::Contains("<th>tok/s per GPU, v4-vllm-note (default)</th>"));
+  CHECK_THAT(band, Catch::Contains("<th>vs baseline, dspark-table1-qwen3</th>"));
+  CHECK_THAT(band,
+             Catch::Contains("<tr><td>80</td><td>dspark-5 + async-topk</td>" + tier_cells(band) +
+                             tier_cells(read_file(dir / "pinned" / "report.html"))));
+  CHECK_THAT(read_file(dir / "pinned" / "report.html"),
+             !Catch::Contains("<h2>Acceptance scenarios</h2>"));
+  // Shards run only the default's points: the merged report says where the band comes from.
+  auto r = run_cli("pareto --no-plots --jobs 1 --shard 1/1 --config " + open + " --out " +
+                       (dir / "shard").string(),
+                   dir);
+  REQUIRE(r.exit_code == 0);
+  r = run_cli(
+      "merge --no-plots " + (dir / "shard").string() + " --out " + (dir / "merged").string(), dir);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(read_file(dir / "merged" / "report.html"),
+             Catch::Contains("Merged shards do not run the acceptance scenario band"));
+  CHECK_FALSE(fs::exists(dir / "merged" / "scenarios"));
   fs::remove_all(dir);
 }

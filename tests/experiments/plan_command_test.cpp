@@ -193,6 +193,10 @@ TEST_CASE("plan --uncertain: bad declarations stop before simulating, nothing wr
        "--uncertainty-samples must be in [2, 1000]"},
       {"--uncertain acceptance_shift=-1:1 --acceptance bernoulli:p=0.8",
        "varies the calibrated acceptance model"},
+      {"--uncertain routing_imbalance=1:2",
+       "routing_imbalance at 1: routing_imbalance: the profile's target 'qwen3-8b' is dense"},
+      {"--uncertain routing_imbalance=0.5:2", "routing_imbalance must lie in [1, 8]"},
+      {"--uncertain arrival_cv=0.5:20", "arrival_cv must lie in [0.05, 10]"},
   };
   for (const auto& [args, message] : cases) {
     const auto r = run_cli(base + args, dir);

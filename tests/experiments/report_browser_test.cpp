@@ -2,7 +2,8 @@
 // scripts/install_deps.sh --test) renders a tiny sweep's report. The test asserts that the page is
 // self-contained, that every plot decodes (naturalWidth > 0, many colours), that the tables are
 // there, and that the screenshot is not blank and shows the plots' curve colour. A copy of the
-// screenshot is left at $TMPDIR/sparksim_report_screenshot.png for a person to look at.
+// screenshot is left at $TMPDIR/sparksim_report_screenshot.png for a person to look at. A V4
+// sweep's report also renders its acceptance-scenario band table, the default named.
 #include <regex>
 
 #include <catch2/catch.hpp>
@@ -172,5 +173,53 @@ window.addEventListener('load', function () {
   INFO("screenshot check: " << screen);
   CHECK(field(screen, "colours") >= 64);
   CHECK(field(screen, "curve_pixels") >= 100);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a V4 report's acceptance-scenario band renders in headless Chromium") {
+  const auto dir = scratch_dir("report_browser_band");
+  INFO("chromium must be installed: scripts/install_deps.sh --test installs Debian's chromium");
+  REQUIRE(run_shell("command -v chromium", dir).exit_code == 0);
+  std::ofstream(dir / "sweep.json") << R"({
+  "schema": "sparksim.sweep/1",
+  "title": "V4 band browser check",
+  "profile": "profiles/telemetry/deepseek-v4-flash.json",
+  "workload": {"synthetic": "prompt=fixed:16,output=lognormal:200:0.5,domain=code,duration_s=20"},
+  "load": {"concurrency": [5, 25]},
+  "systems": [
+    {"drafter": "dspark-5", "policies": ["async-topk"]},
+    {"drafter": "mtp1", "policies": ["static:k=1"]}
+  ],
+  "seeds": [1],
+  "tiers_tok_s_per_user": [80],
+  "baseline": {"drafter": "mtp1", "policy": "static:k=1"}
+}
+)";
+  const auto out = dir / "out";
+  const auto r = run_cli("pareto --no-plots --config " + (dir / "sweep.json").string() +
+                             " --jobs 2 --out " + out.string(),
+                         dir);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::string checked = read_file(out / "report.html");
+  checked.insert(checked.rfind("</body>"), R"(<pre id="check">pending</pre><script>
+window.addEventListener('load', function () {
+  var t = document.querySelector('table.scenarios');
+  var heads = t ? t.querySelectorAll('th') : [];
+  var defaults = 0;
+  for (var i = 0; i < heads.length; i++) if (heads[i].textContent.indexOf('(default)') >= 0) defaults++;
+  document.getElementById('check').textContent =
+      'band_tables=' + document.querySelectorAll('table.scenarios').length +
+      ' band_rows=' + (t ? t.querySelectorAll('tr').length : 0) + ' columns=' + heads.length +
+      ' default_columns=' + defaults;
+});
+</script>)");
+  std::ofstream(dir / "checked.html", std::ios::binary) << checked;
+  const std::string page = check_result(chromium(dir, "--dump-dom", dir / "checked.html").output);
+  INFO("page check: " << page);
+  CHECK(field(page, "band_tables") == 1);
+  CHECK(field(page, "band_rows") == 2);  // the header and DSpark-5 at 80 tok/s/user
+  CHECK(field(page, "columns") == 7);    // tier, system, 2 x 2 scenario columns, band
+  CHECK(field(page, "default_columns") == 2);
   fs::remove_all(dir);
 }

@@ -305,3 +305,38 @@ TEST_CASE("length scales: every request's tokens scaled, recorded, and refused i
   CHECK_FALSE(fs::exists(dir / "bad"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("arrival cv: gaps re-drawn from the seed, recorded, and refused in a closed loop") {
+  // The golden trace's first request stays at 0; the second's arrival is re-drawn (a gamma gap
+  // at the trace's mean rate, 1 / 5 ms), the same for the same seed.
+  const auto dir = scratch_dir("arrival_cv");
+  const auto r = run_cli(kGoldenArgs + (dir / "out").string() + " --arrival-cv 2", dir);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(read_json(dir / "out" / "config.json")["arrival_cv"].get<double>() == 2.0);
+  const std::string requests = read_file(dir / "out" / "requests.csv");
+  CHECK(requests.find("\n0,chat,0.000000000,100,5,") != std::string::npos);
+  CHECK(requests.find("\n1,code,0.005000000,50,3,") == std::string::npos);
+  CHECK(read_file(dir / "out" / "summary.json").find("gamma renewal process, cv 2") !=
+        std::string::npos);
+  const auto again = run_cli(kGoldenArgs + (dir / "again").string() + " --arrival-cv 2", dir);
+  REQUIRE(again.exit_code == 0);
+  CHECK(read_file(dir / "again" / "requests.csv") == requests);
+  const auto plain = run_cli(kGoldenArgs + (dir / "plain").string(), dir);
+  REQUIRE(plain.exit_code == 0);
+  CHECK_FALSE(read_json(dir / "plain" / "config.json").contains("arrival_cv"));
+
+  const auto closed = run_cli(
+      "run --synthetic prompt=fixed:10,output=fixed:5,duration_s=1 --closed-loop-users 2 "
+      "--profile " +
+          kGolden + "profile.json --drafter mtp1 --arrival-cv 2 --out " + (dir / "closed").string(),
+      dir);
+  CHECK(closed.exit_code == 2);
+  CHECK_THAT(closed.output, Catch::Contains("--arrival-cv: a closed loop has no arrival process"));
+  CHECK_FALSE(fs::exists(dir / "closed"));
+  const auto bad = run_cli(kGoldenArgs + (dir / "bad").string() + " --arrival-cv 11", dir);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Catch::Contains("--arrival-cv must be in (0, 10]"));
+  CHECK_FALSE(fs::exists(dir / "bad"));
+  fs::remove_all(dir);
+}

@@ -195,3 +195,45 @@ TEST_CASE("an unknown SPS belief is refused at its line, in the engine and in a 
   CHECK_THAT(error, Catch::Contains("is 'Live'; valid: capture, live, reference"));
   CHECK_THAT(error, Catch::Contains("cfg.json:"));
 }
+
+TEST_CASE("workload.arrival_cv reaches every point, round-trips, and is refused in a closed loop") {
+  const auto open_with = [](const std::string& cv) {
+    return std::string(R"({
+  "schema": "sparksim.sweep/1",
+  "profile": "p.json",
+  "workload": {"synthetic": "rate=4,prompt=fixed:100,output=fixed:20,duration_s=2",
+               "arrival_cv": )") +
+           cv + R"(},
+  "load": {"rate_scale": [1, 2]},
+  "systems": [{"drafter": "mtp1", "policies": ["static:k=1"]}],
+  "seeds": [1]
+}
+)";
+  };
+  const std::string open = open_with("2.5");
+  const SweepConfig c = parse_sweep_config(JsonFile::parse(open, "cfg.json"));
+  CHECK(c.arrival_cv == 2.5);
+  for (const auto& p : expand_points(c)) CHECK(point_run_options(c, p).arrival_cv == 2.5);
+  const SweepConfig back = parse_sweep_config(JsonFile::parse(c.resolved().dump(2), "r.json"));
+  CHECK(back.resolved() == c.resolved());
+  // Unset: the resolved form has no key (earlier resolved configs stay as they were).
+  CHECK_FALSE(parse_sweep_config(JsonFile::parse(kGood, "cfg.json"))
+                  .resolved()["workload"]
+                  .contains("arrival_cv"));
+
+  const std::string closed = R"({
+  "schema": "sparksim.sweep/1",
+  "profile": "p.json",
+  "workload": {"synthetic": "prompt=fixed:100,output=fixed:20,duration_s=2",
+               "arrival_cv": 2},
+  "load": {"concurrency": [2]},
+  "systems": [{"drafter": "mtp1", "policies": ["static:k=1"]}],
+  "seeds": [1]
+}
+)";
+  CHECK_THAT(error_of(closed), Catch::Contains("cfg.json:5: workload.arrival_cv re-draws an "
+                                               "open-loop workload's arrivals"));
+  const std::string zero = open_with("0");
+  CHECK_THAT(error_of(zero), Catch::Contains("cfg.json:5:"));
+  CHECK_THAT(error_of(zero), Catch::Contains("arrival_cv"));
+}
