@@ -148,12 +148,12 @@ std::string format_cross_validation(const CrossValidation& cv) {
   std::string out =
       "\nLeave-one-group-out: each group (engine version x model) predicted by a fit that never "
       "saw it (its host term from the other groups' calibration cases)\n";
-  out += format("%-34s %-11s %5s  %-11s %8s  %-26s %7s %7s %7s %9s\n", "group", "role", "cases",
+  out += format("%-34s %-11s %5s  %-11s %8s  %-38s %7s %7s %7s %9s\n", "group", "role", "cases",
                 "engine", "host us", "term basis", "TTFT", "TPOT", "tput", "TPOT bias");
   const auto pct = [](double x) { return 100.0 * x; };
   for (const HeldOutGroup& g : cv.groups) {
-    const std::string basis = g.host.basis.substr(0, 26);
-    out += format("%-34s %-11s %5lld  %-11s %8.1f  %-26s %6.1f%% %6.1f%% %6.1f%% %+8.1f%%\n",
+    const std::string basis = g.host.basis.substr(0, 38);
+    out += format("%-34s %-11s %5lld  %-11s %8.1f  %-38s %6.1f%% %6.1f%% %6.1f%% %+8.1f%%\n",
                   g.group.c_str(), g.role.c_str(), static_cast<long long>(g.error.cases),
                   g.engine.c_str(), g.host.per_step_us, basis.c_str(), pct(g.error.ttft_mean_abs),
                   pct(g.error.tpot_mean_abs), pct(g.error.throughput_mean_abs),
@@ -161,7 +161,7 @@ std::string format_cross_validation(const CrossValidation& cv) {
   }
   for (const SiliconGroupError* e : {&cv.check, &cv.calibration}) {
     if (e->cases == 0) continue;
-    out += format("%-34s %-11s %5lld  %-11s %8s  %-26s %6.1f%% %6.1f%% %6.1f%% %+8.1f%%\n",
+    out += format("%-34s %-11s %5lld  %-11s %8s  %-38s %6.1f%% %6.1f%% %6.1f%% %+8.1f%%\n",
                   e->group.substr(0, 34).c_str(), e->role.c_str(), static_cast<long long>(e->cases),
                   "", "", "", pct(e->ttft_mean_abs), pct(e->tpot_mean_abs),
                   pct(e->throughput_mean_abs), pct(e->tpot_signed_mean));
