@@ -97,17 +97,16 @@ struct SpsPoints {
 };
 
 // Step-time terms a kernel-level model misses, fitted to end-to-end serving measurements (the
-// profile's optional "step_terms" section; absent = all zero and scale 1, the kernel model alone).
-// Every number has one default meaning "no effect", whatever `present` says: TimeModel applies
-// per_step_us and per_sequence_us as they are and the large-chunk scale whenever
-// large_chunk_tokens > 0 (0 = none). `present` only says whether the file has the section (its
-// label and provenance strings, and whether the writer emits it).
+// profile's optional "step_terms" section; absent = all zero, the kernel model alone). Every
+// number has one default meaning "no effect", whatever `present` says: TimeModel applies
+// per_step_us and per_sequence_us as they are. `present` only says whether the file has the
+// section (its label and provenance strings, and whether the writer emits it). No term scales a
+// step: the large-chunk scale fitted on one case is gone (issue 32, docs/validation.md).
 // They say which measurements they came from: they are calibrated, never measured kernels.
 //   step += per_step_us (launch and scheduling gap of every step)
 //         + per_sequence_us * decode requests (sampling, norms and small kernels per sampled row)
-//   dense(T) for T > large_chunk_tokens = dense(L) + large_chunk_scale * (dense(T) - dense(L))
-//   (prefill efficiency at large chunks); frontend_ms delays each request before the scheduler
-//   sees it (HTTP, chat template, tokenisation): TTFT and E2E grow, GPU time does not.
+//   frontend_ms delays each request before the scheduler sees it (HTTP, chat template,
+//   tokenisation): TTFT and E2E grow, GPU time does not.
 struct StepTerms {
   bool present = false;
   std::string source;        // "calibrated"
@@ -116,8 +115,6 @@ struct StepTerms {
   std::string notes;
   double per_step_us = 0;
   double per_sequence_us = 0;
-  std::int64_t large_chunk_tokens = 0;
-  double large_chunk_scale = 1;
   double frontend_ms = 0;  // latency before the scheduler that occupies nothing (TTFT only)
   // The API server as a serial worker (experiments/validate/front_end_server.hpp): its busy time
   // per intake batch (the requests handed in together are taken in as one batch), per request in

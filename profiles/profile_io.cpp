@@ -245,9 +245,9 @@ void read_step_terms(const JsonFile& f, StepTerms& t) {
   f.get_object(ptr("/step_terms"));
   f.reject_unknown_keys(
       ptr("/step_terms"),
-      {"source", "measurements", "tool", "notes", "per_step_us", "per_sequence_us",
-       "large_chunk_tokens", "large_chunk_scale", "frontend_ms", "frontend_batch_ms",
-       "frontend_request_ms", "frontend_chunk_us", "frontend_source", "frontend_engine"});
+      {"source", "measurements", "tool", "notes", "per_step_us", "per_sequence_us", "frontend_ms",
+       "frontend_batch_ms", "frontend_request_ms", "frontend_chunk_us", "frontend_source",
+       "frontend_engine"});
   t.present = true;
   t.source = f.get_string(ptr("/step_terms/source"));
   if (t.source != "calibrated") {
@@ -261,9 +261,6 @@ void read_step_terms(const JsonFile& f, StepTerms& t) {
   t.per_step_us = f.get_number(ptr("/step_terms/per_step_us"), NumberRange::between(0, 1e6));
   t.per_sequence_us =
       f.get_number(ptr("/step_terms/per_sequence_us"), NumberRange::between(0, 1e5));
-  t.large_chunk_tokens = f.get_int(ptr("/step_terms/large_chunk_tokens"), 1, kMaxTableTokens);
-  t.large_chunk_scale =
-      f.get_number(ptr("/step_terms/large_chunk_scale"), {0.0, 10.0, /*min_exclusive=*/true});
   t.frontend_ms = f.get_number(ptr("/step_terms/frontend_ms"), NumberRange::between(0, 1e5));
   // The serial front end's costs came later: files without them load with none.
   if (f.has(ptr("/step_terms/frontend_batch_ms"))) {
@@ -386,8 +383,6 @@ Ordered profile_to_ordered(const Profile& p) {
                        {"notes", t.notes},
                        {"per_step_us", number(t.per_step_us)},
                        {"per_sequence_us", number(t.per_sequence_us)},
-                       {"large_chunk_tokens", t.large_chunk_tokens},
-                       {"large_chunk_scale", number(t.large_chunk_scale)},
                        {"frontend_ms", number(t.frontend_ms)},
                        {"frontend_batch_ms", number(t.frontend_batch_ms)},
                        {"frontend_request_ms", number(t.frontend_request_ms)},

@@ -85,7 +85,7 @@ TimeModel::TimeModel(const Profile& profile)
   }
   padded_dense_us_.resize(static_cast<std::size_t>(kPaddedDenseTokens));
   for (std::int64_t t = 0; t < kPaddedDenseTokens; ++t) {
-    padded_dense_us_[static_cast<std::size_t>(t)] = step_dense_us(pad(t));
+    padded_dense_us_[static_cast<std::size_t>(t)] = dense_us(pad(t));
   }
 }
 
@@ -104,15 +104,6 @@ double TimeModel::dense_us(std::int64_t tokens) const {
   // Past the last point, the last segment's slope continues (dense cost grows linearly).
   const std::size_t seg = std::min(i, dense_slope_us_.size() - 1);
   return y[i] + dense_slope_us_[seg] * static_cast<double>(tokens - x[i]);
-}
-
-double TimeModel::step_dense_us(std::int64_t tokens) const {
-  // Keyed on the threshold alone (0 = none), not on whether the section was present: every step
-  // term has one default that means "no effect" whoever built the profile.
-  const std::int64_t from = terms_.large_chunk_tokens;
-  if (!large_chunk_applies(tokens)) return dense_us(tokens);
-  const double base = dense_us(from);
-  return base + terms_.large_chunk_scale * (dense_us(tokens) - base);
 }
 
 double TimeModel::head_us(std::int64_t rows) const {
@@ -184,7 +175,7 @@ SimTime TimeModel::verify_time(const BatchShape& shape) const {
       (verify_.fixed_us + head +
        verify_.per_request_us * static_cast<double>(shape.decode_requests) +
        (tokens < kPaddedDenseTokens ? padded_dense_us_[static_cast<std::size_t>(tokens)]
-                                    : step_dense_us(pad(tokens))) +
+                                    : dense_us(pad(tokens))) +
        terms_.per_step_us + terms_.per_sequence_us * static_cast<double>(shape.decode_requests)) *
           1e3 +
       verify_.kv_read_ns_per_context_token * static_cast<double>(shape.decode_context_tokens) +
@@ -220,9 +211,6 @@ VerifyTerms TimeModel::verify_terms(const BatchShape& shape) const {
   t.prefill_chunk_us = shape.prefill_tokens > 0 ? verify_.prefill_chunk_us : 0.0;
   t.prefill_token_us = verify_.prefill_token_ns * static_cast<double>(shape.prefill_tokens) * 1e-3;
   t.decode_attention_us = decode_attention_us(shape.decode_requests, shape.decode_context_tokens);
-  if (large_chunk_applies(t.padded_tokens)) {
-    t.large_chunk_us = step_dense_us(t.padded_tokens) - t.dense_us;
-  }
   t.per_step_us = terms_.per_step_us;
   t.per_sequence_us = terms_.per_sequence_us * static_cast<double>(shape.decode_requests);
   return t;

@@ -30,14 +30,12 @@ struct VerifyTerms {
   double fixed_us = 0, dense_us = 0, head_us = 0, per_request_us = 0, kv_read_us = 0,
          attention_us = 0, prefill_chunk_us = 0, prefill_attention_us = 0, prefill_token_us = 0,
          decode_attention_us = 0;  // the profile's decode-attention table (0 without one)
-  // The step terms (0 without them): the large-chunk scale's change to dense_us past
-  // large_chunk_tokens (dense_us itself stays the table's value), the per-step gap and the
-  // per-decode-request cost.
-  double large_chunk_us = 0, per_step_us = 0, per_sequence_us = 0;
+  // The step terms (0 without them): the per-step gap and the per-decode-request cost.
+  double per_step_us = 0, per_sequence_us = 0;
   double total_us() const {
-    return fixed_us + dense_us + large_chunk_us + head_us + per_request_us + kv_read_us +
-           attention_us + prefill_chunk_us + prefill_attention_us + prefill_token_us +
-           decode_attention_us + per_step_us + per_sequence_us;
+    return fixed_us + dense_us + head_us + per_request_us + kv_read_us + attention_us +
+           prefill_chunk_us + prefill_attention_us + prefill_token_us + decode_attention_us +
+           per_step_us + per_sequence_us;
   }
 };
 
@@ -63,11 +61,6 @@ class TimeModel {
 
  private:
   double dense_us(std::int64_t tokens) const;
-  // dense_us() with the profile's large-chunk efficiency term applied past its threshold.
-  double step_dense_us(std::int64_t tokens) const;
-  bool large_chunk_applies(std::int64_t tokens) const {
-    return terms_.large_chunk_tokens > 0 && tokens > terms_.large_chunk_tokens;
-  }
   // The LM head over `rows` verified rows (0 when the profile has no head table).
   double head_us(std::int64_t rows) const;
   // The decode-attention table at R requests holding `context_tokens` in all (0 without one).

@@ -80,13 +80,6 @@ void run(const StepTimeOptions& o) {
   }
   // The step terms, printed whenever they add anything, so the lines above add up to `total`.
   const StepTerms& st = profile.step_terms;
-  if (t.large_chunk_us != 0) {
-    char scale[32];
-    std::snprintf(scale, sizeof scale, "%g", st.large_chunk_scale);
-    term("large-chunk scale x" + std::string(scale) + " past " +
-             std::to_string(st.large_chunk_tokens) + " tokens",
-         t.large_chunk_us);
-  }
   if (st.per_step_us != 0) term("per step (step terms)", t.per_step_us);
   if (st.per_sequence_us != 0) term("per decode request (step terms)", t.per_sequence_us);
   std::printf("total    %.4f ms\n", sim_time_to_ms(model.verify_time(b)));

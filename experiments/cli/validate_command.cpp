@@ -14,6 +14,7 @@
 #include "experiments/cli/commands.hpp"
 #include "experiments/validate/benchmark_case.hpp"
 #include "experiments/validate/benchmark_replay.hpp"
+#include "experiments/validate/silicon_cross_validation.hpp"
 #include "experiments/validate/silicon_report.hpp"
 #include "experiments/validate/silicon_sample.hpp"
 #include "experiments/validate/step_term_fit.hpp"
@@ -39,7 +40,9 @@ struct ValidateOptions {
   std::string silicon;  // real-silicon samples (silicon_sample.csv format)
   std::string silicon_profiles = "profiles/measured-db";
   std::int64_t silicon_requests_per_user = 10;
-  std::string silicon_split;  // roles by group (sparksim.silicon-split/1)
+  std::string silicon_split;       // roles by group (sparksim.silicon-split/1)
+  std::string cross_validate;      // "groups": leave-one-group-out report
+  std::string cross_validate_csv;  // its table as CSV
 };
 
 // --silicon: every row mapped (or skipped) and every profile loaded before anything runs, then
@@ -53,6 +56,18 @@ void run_silicon(const ValidateOptions& o) {
   }
   if (o.silicon_requests_per_user < 1) {
     throw InputError("validate: --silicon-requests-per-user must be >= 1");
+  }
+  if (!o.cross_validate.empty() && o.cross_validate != "groups") {
+    throw InputError("validate: --cross-validate is '" + o.cross_validate +
+                     "'; the only mode is 'groups' (leave one engine version x model out)");
+  }
+  if (!o.cross_validate.empty() && o.silicon_split.empty()) {
+    throw InputError(
+        "validate: --cross-validate needs --silicon-split (the roles say which cases a fit may "
+        "use)");
+  }
+  if (!o.cross_validate_csv.empty() && o.cross_validate.empty()) {
+    throw InputError("validate: --cross-validate-csv needs --cross-validate groups");
   }
   std::vector<SiliconResult> results;
   std::map<std::string, Profile> profiles;
@@ -75,16 +90,26 @@ void run_silicon(const ValidateOptions& o) {
     }
     results.push_back({std::move(row), std::move(config), std::nullopt, role});
   }
-  ReplayOptions replay;
-  replay.drafter = "none";
-  for (SiliconResult& r : results) {
-    if (!r.config.replayable) continue;
-    const BenchmarkCase c = silicon_case(r.row, r.config, o.silicon_requests_per_user);
-    r.simulated = replay_case(c, profiles.at(r.config.profile_path), replay);
-  }
+  // The host terms are fitted to the calibration cases (none without a split) and every case is
+  // replayed with its engine's term.
+  const SiliconReplayContext context{&profiles, o.silicon_requests_per_user};
+  const std::vector<std::optional<HostFitCase>> fit_cases =
+      silicon_host_fit_cases(results, context);
+  const HostTermFit host = fit_silicon_host_terms(results, fit_cases);
+  replay_with_host_terms(results, host, context);
+  std::optional<CrossValidation> cv;
+  if (!o.cross_validate.empty()) cv = cross_validate_groups(results, fit_cases, context);
   std::fputs(format_silicon_report(results).c_str(), stdout);
-  if (!o.json_out.empty())
-    write_file_atomically(o.json_out, format_json(silicon_report_json(results)));
+  std::fputs(format_host_terms(host).c_str(), stdout);
+  if (cv) std::fputs(format_cross_validation(*cv).c_str(), stdout);
+  if (!o.json_out.empty()) {
+    nlohmann::ordered_json j = silicon_report_json(results);
+    j["host_terms"] = host_terms_json(host);
+    write_file_atomically(o.json_out, format_json(j));
+  }
+  if (cv && !o.cross_validate_csv.empty()) {
+    write_file_atomically(o.cross_validate_csv, cross_validation_csv(*cv));
+  }
   if (o.silicon_split.empty()) return;  // no roles: nothing is judged
   const std::vector<std::string> missed = silicon_targets_missed(results);
   std::string verdict = missed.empty() ? "PASS" : "MISS:";
@@ -236,6 +261,11 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--silicon-requests-per-user", o->silicon_requests_per_user,
                   "--silicon: requests sent per concurrency slot (batch_size x this in all)")
       ->capture_default_str();
+  cmd->add_option("--cross-validate", o->cross_validate,
+                  "--silicon: 'groups' = leave-one-group-out, each engine version x model "
+                  "predicted by terms fitted without it");
+  cmd->add_option("--cross-validate-csv", o->cross_validate_csv,
+                  "--cross-validate: write the held-out groups' errors as CSV here");
   cmd->add_option("--silicon-split", o->silicon_split,
                   "--silicon: roles by group (check | calibration), e.g. "
                   "experiments/validate/data/silicon/split.json");

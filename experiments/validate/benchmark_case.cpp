@@ -106,9 +106,10 @@ BenchmarkCase native_case(const JsonFile& f, const Pointer& at) {
   if (f.has(at / "calibrates")) {
     const Pointer p = at / "calibrates";
     c.calibrates = f.get_string(p);
-    if (c.calibrates != "large_chunk_scale" && c.calibrates != "frontend_request_ms") {
+    if (c.calibrates != "frontend_request_ms") {
       f.fail(p, f.name_of(p) + " is \"" + c.calibrates +
-                    "\"; must be \"large_chunk_scale\" or \"frontend_request_ms\"");
+                    "\"; must be \"frontend_request_ms\" (the large-chunk scale is no longer "
+                    "fitted: docs/validation.md)");
     }
     if (c.role != CaseRole::kCalibration) {
       f.fail(p, f.name_of(p) + " is set on a check case: only a \"calibration\" case fits a term");

@@ -48,8 +48,8 @@ struct BenchmarkCase {
   std::string target;          // the profile's target, e.g. "qwen3-8b"
   CaseRole role = CaseRole::kCheck;
   // What an all-at-once calibration case's output throughput fits (step_term_fit.hpp):
-  // "large_chunk_scale" (the default: GPU-bound, prefill-heavy) or "frontend_request_ms" (bound by
-  // the front end's intake). Native key "calibrates"; only with role "calibration".
+  // "frontend_request_ms" (bound by the front end's intake) or nothing (empty: no term is fitted
+  // to it). Native key "calibrates"; only with role "calibration".
   std::string calibrates;
   BenchmarkWorkload workload;
   MeasuredMetrics measured;

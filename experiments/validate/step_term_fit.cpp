@@ -22,7 +22,7 @@ struct Calibration {
 // The calibration cases by what they identify (the header's stages).
 struct CalibrationGroups {
   std::vector<Calibration> closed;       // closed loop with a median ITL: the decode residual
-  std::vector<Calibration> all_at_once;  // rate inf with a throughput: the large-chunk scale
+  std::vector<Calibration> all_at_once;  // rate inf with a throughput: no term fits them (below)
   std::vector<Calibration> stalls;       // closed loop at c > 1 with an ITL p99: one intake alone
   std::vector<Calibration> intakes;      // "calibrates": "frontend_request_ms": the batch share
   std::string names;                     // every calibration case, "; "-separated
@@ -236,22 +236,6 @@ void fit_intake_batch_share(const CalibrationGroups& g, int round, FitState& s) 
                       " all-at-once intake cases)");
 }
 
-// Throughput falls as the large-chunk scale grows: bisect the mean log ratio to zero.
-void fit_large_chunk_scale(const std::vector<Calibration>& all_at_once, int round, FitState& s) {
-  StepTerms& t = s.terms();
-  const auto mean_log_ratio = [&](double scale) {
-    StepTerms scaled = t;
-    scaled.large_chunk_scale = scale;
-    return mean_log_throughput_ratio(all_at_once, scaled);
-  };
-  // The profile format bounds the scale at 10.
-  const double scale = bisect_log_ratio(mean_log_ratio, 0.2, 8.0, Trend::kFalling);
-  t.large_chunk_scale = round_decimals(scale, 4);
-  s.fit.log.push_back(round_label(round) + "large-chunk scale " + fixed(t.large_chunk_scale, 4) +
-                      " past " + std::to_string(t.large_chunk_tokens) + " tokens (" +
-                      std::to_string(all_at_once.size()) + " all-at-once cases)");
-}
-
 // Which cases the serial front end's terms come from, for the profile's frontend_source.
 std::string front_end_source(const CalibrationGroups& g) {
   const auto names_of = [](const std::vector<Calibration>& v) {
@@ -297,10 +281,6 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
   t.source = "calibrated";
   t.measurements = g.names;
   t.tool = tool;
-  const Profile& any = !g.closed.empty()        ? *g.closed.front().profile
-                       : !g.all_at_once.empty() ? *g.all_at_once.front().profile
-                                                : *g.intakes.front().profile;
-  t.large_chunk_tokens = any.verify.graph_buckets.empty() ? 512 : any.verify.graph_buckets.back();
   t.frontend_engine = front_end_engine(g);
   // Each term moves the others' residuals a little: three rounds of refitting them in turn.
   for (int round = 0; round < 3; ++round) {
@@ -310,7 +290,13 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
       fit_frontend_latency(g.closed, round, s);
     }
     if (!g.intakes.empty()) fit_intake_batch_share(g, round, s);
-    if (!g.all_at_once.empty()) fit_large_chunk_scale(g.all_at_once, round, s);
+  }
+  // No term scales a whole step any more (issue 32): the all-at-once cases without
+  // "calibrates": "frontend_request_ms" identify nothing and are reported as such.
+  if (!g.all_at_once.empty()) {
+    s.fit.log.push_back("no term fitted to " + std::to_string(g.all_at_once.size()) +
+                        " all-at-once calibration case(s): the large-chunk scale is gone "
+                        "(docs/validation.md, \"large_chunk_scale removed\")");
   }
   // Stored at the calibration's resolution by finish_profile (StoredPrecision).
   Profile rounding;

@@ -11,8 +11,8 @@
 //     a case the whole intake is per request (frontend_batch_ms 0: FIFO, one intake each);
 //   frontend_ms = mean over the closed-loop cases of measured - simulated mean TTFT (the latency
 //     that occupies no server);
-//   large_chunk_scale: bisection so the other all-at-once (rate inf) cases' output throughput
-//     matches on average (log ratio), chunks past the profile's largest CUDA-graph bucket.
+// No term scales a whole step: the large-chunk scale (fitted on one case) is gone, so the other
+// all-at-once calibration cases fit nothing (docs/validation.md says what they show).
 // The terms are refitted in turn (three rounds), since each moves the others' residuals a little.
 // One set of terms serves every target in the set: they are engine costs (sampling over the same
 // vocabulary, the scheduler's per-step gap), not kernel costs.

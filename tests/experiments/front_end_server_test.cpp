@@ -24,7 +24,6 @@ const std::string kGoldenProfile =
 Profile with_front_end(double request_ms, double chunk_us, double batch_ms = 0) {
   Profile p = load_profile(kGoldenProfile);
   p.step_terms.present = true;
-  p.step_terms.large_chunk_tokens = 512;
   p.step_terms.frontend_batch_ms = batch_ms;
   p.step_terms.frontend_request_ms = request_ms;
   p.step_terms.frontend_chunk_us = chunk_us;

@@ -97,7 +97,7 @@ TEST_CASE("case roles: a calibration case may say what it calibrates, a check ca
   CHECK_THAT(message_for("\"role\": \"check\", \"calibrates\": \"frontend_request_ms\","),
              Catch::Contains("case.json:7:") && Catch::Contains("set on a check case"));
   CHECK_THAT(message_for("\"role\": \"calibration\", \"calibrates\": \"per_step_us\","),
-             Catch::Contains("case.json:7:") && Catch::Contains("must be \"large_chunk_scale\""));
+             Catch::Contains("case.json:7:") && Catch::Contains("must be \"frontend_request_ms\""));
   CHECK_THAT(message_for("\"role\": \"tuned\","),
              Catch::Contains("case.json:7:") && Catch::Contains("must be \"check\""));
 }
@@ -131,7 +131,6 @@ TEST_CASE("replay, no speculation, one request at a time: the closed form") {
     Profile q = p;
     q.step_terms.present = true;
     q.step_terms.frontend_ms = 5;
-    q.step_terms.large_chunk_tokens = 512;
     const SimulatedMetrics d = replay_case(c, q);
     CHECK(*d.ttft_ms.mean == Approx(15.0));
     CHECK(d.duration_s == Approx(4 * 0.055));
@@ -172,6 +171,8 @@ TEST_CASE("validate CLI: exit 0 within tolerance, 3 outside, JSON report either 
 // The figures README.md and docs/validation.md state for the bundled set (the measured side is
 // the published GPUStack numbers kept in experiments/validate/data/): on the calibrated
 // measured-db profiles the check cases stay within them, rounded up at their last printed digit.
+// Since the large-chunk scale is gone (issue 32) the two Qwen3-14B check cases miss the targets
+// (docs/validation.md says why), so the run exits 3; the Qwen3-8B check cases stay within 6.5%.
 TEST_CASE("validate: the bundled set's check cases within the documented errors") {
   const auto dir = scratch_dir("validate_bundled");
   const auto run = run_cli(
@@ -180,16 +181,23 @@ TEST_CASE("validate: the bundled set's check cases within the documented errors"
           (dir / "report.json").string(),
       dir);
   INFO(run.output);
-  REQUIRE(run.exit_code == 0);
+  REQUIRE(run.exit_code == 3);
   const auto report = read_json(dir / "report.json");
   const auto& throughput = report["check"]["output_throughput"];
   const auto& tpot = report["check"]["tpot_median"];
   CHECK(throughput["cases"] == 6);
-  CHECK(throughput["mean_abs_error"].get<double>() <= 0.0345);
-  CHECK(throughput["worst_abs_error"].get<double>() <= 0.0545);
+  CHECK(throughput["mean_abs_error"].get<double>() <= 0.2385);
+  CHECK(throughput["worst_abs_error"].get<double>() <= 0.7225);
   CHECK(tpot["cases"] == 6);
-  CHECK(tpot["mean_abs_error"].get<double>() <= 0.0395);
-  CHECK(tpot["worst_abs_error"].get<double>() <= 0.0765);
+  CHECK(tpot["mean_abs_error"].get<double>() <= 0.1665);
+  CHECK(tpot["worst_abs_error"].get<double>() <= 0.4465);
+  for (const auto& c : report["cases"]) {
+    if (c["role"] != "check" || c["name"].get<std::string>().rfind("qwen3-8b", 0) != 0) continue;
+    INFO(c["name"]);
+    CHECK(std::abs(c["metrics"]["output_throughput_tok_s"]["relative_error"].get<double>()) <=
+          0.045);
+    CHECK(std::abs(c["metrics"]["tpot_median_ms"]["relative_error"].get<double>()) <= 0.065);
+  }
 }
 
 TEST_CASE("engine presets are applied and recorded in config.json and explicit flags win") {

@@ -98,8 +98,6 @@ TEST_CASE("verify_terms names every term of verify_time: a hand-worked shape") {
   p.verify.head_us = {20, 50};
   p.step_terms.per_step_us = 40;
   p.step_terms.per_sequence_us = 3;
-  p.step_terms.large_chunk_tokens = 8;
-  p.step_terms.large_chunk_scale = 0.5;
   REQUIRE_FALSE(p.step_terms.present);
   BatchShape s;
   s.decode_requests = 2;
@@ -113,7 +111,6 @@ TEST_CASE("verify_terms names every term of verify_time: a hand-worked shape") {
   CHECK(t.padded_tokens == 12);  // past the largest bucket: eager, no padding
   CHECK(t.fixed_us == 10);
   CHECK(t.dense_us == 210);            // 170 + (250 - 170) / 8 x 4
-  CHECK(t.large_chunk_us == -20);      // 170 + 0.5 x (210 - 170) = 190
   CHECK(t.head_rows == 5);             // 4 verified rows + the chunk's next token
   CHECK(t.head_us == 28);              // 20 + 30 / 15 x 4
   CHECK(t.per_request_us == 2);        // 1 x 2 requests
@@ -125,21 +122,15 @@ TEST_CASE("verify_terms names every term of verify_time: a hand-worked shape") {
   CHECK(t.decode_attention_us == 0);
   CHECK(t.per_step_us == 40);
   CHECK(t.per_sequence_us == 6);  // 3 x 2 requests
-  // 10 + 210 - 20 + 28 + 2 + 2 + 1 + 5 + 0.1 + 40 + 6 = 284.1 us.
-  CHECK(m.verify_time(s) == 284'100);
-  CHECK(std::llround(t.total_us() * 1e3) == 284'100);
+  // 10 + 210 + 28 + 2 + 2 + 1 + 5 + 0.1 + 40 + 6 = 304.1 us.
+  CHECK(m.verify_time(s) == 304'100);
+  CHECK(std::llround(t.total_us() * 1e3) == 304'100);
 
   SECTION("without a prefill pair rate, prefill pairs cost the verify pairs' rate") {
     p.verify.prefill_attention_ns_per_pair.reset();
     const TimeModel plain(p);
     CHECK(plain.verify_terms(s).prefill_attention_us == Approx(0.2));  // 0.5 ns x 400
-    CHECK(plain.verify_time(s) == 284'200);
-  }
-  SECTION("large_chunk_tokens 0 is no large-chunk term") {
-    p.step_terms.large_chunk_tokens = 0;
-    const TimeModel none(p);
-    CHECK(none.verify_terms(s).large_chunk_us == 0);
-    CHECK(none.verify_time(s) == 304'100);
+    CHECK(plain.verify_time(s) == 304'200);
   }
 }
 

@@ -20,8 +20,6 @@ const std::string kTerms = R"(,
     "notes": "",
     "per_step_us": 40,
     "per_sequence_us": 3,
-    "large_chunk_tokens": 8,
-    "large_chunk_scale": 0.5,
     "frontend_ms": 12
   }
 })";
@@ -66,8 +64,9 @@ TEST_CASE("step terms load, round-trip and are added as documented") {
   CHECK(m.verify_time(decode) == 166'000);
   BatchShape prefill;
   prefill.prefill_tokens = 16;
-  // dense(16) = 250 beyond the threshold 8 (dense 170): 170 + 0.5 x 80 = 210; + fixed 10 + 40.
-  CHECK(m.verify_time(prefill) == 260'000);
+  // dense(16) = 250 + fixed 10 + 40 per step (no term scales a step: the large-chunk scale is
+  // gone, issue 32).
+  CHECK(m.verify_time(prefill) == 300'000);
 }
 
 TEST_CASE("step terms that are not calibrated are refused at their line") {
@@ -109,5 +108,18 @@ TEST_CASE("the serial front end's costs load, round-trip, and need a source") {
     const std::string expected =
         ":" + std::to_string(testing::line_containing(text, "\"step_terms\"")) + ":";
     CHECK_THAT(e.what(), Catch::Contains(expected) && Catch::Contains("no frontend_source"));
+  }
+}
+
+TEST_CASE("a profile that still carries the removed large-chunk scale is refused at load") {
+  // Issue 32: no term scales a whole step; a file with the old keys would otherwise time its
+  // large steps differently from what it says, so it stops with its path and the key.
+  std::string terms = kTerms;
+  terms.insert(terms.find("\"frontend_ms\""), "\"large_chunk_scale\": 2.2,\n    ");
+  try {
+    load_text("old_scale", with_terms(terms));
+    FAIL("loaded");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("p.json:") && Catch::Contains("large_chunk_scale"));
   }
 }
