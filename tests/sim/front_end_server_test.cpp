@@ -39,7 +39,7 @@ TEST_CASE("an intake batch is one job: batch + N x request, all released at its 
   CHECK(s.busy_time() == 13030 + 2 + 43);
 }
 
-TEST_CASE("requests handed in at one instant join one batch, at another instant or after a job not") {
+TEST_CASE("requests handed in at one instant join one batch, not across instants or jobs") {
   FrontEndServer s;
   // Three at t = 100 with batch 30, request 13: one job, 30 + 3 x 13, all leaving at 169.
   const auto a = s.serve_batch_member(100, 30, 13);
