@@ -44,8 +44,8 @@ struct FitTerms : StepTerms {
 // What one round of the fit carries from stage to stage: the terms so far, the intake's two
 // shares as last fitted, and the report's lines.
 struct FitState {
+  StepTermFit fit;  // its log so far (the terms are handed back at the end)
   FitTerms fitted;
-  std::vector<std::string> log;
   double alone_ms = 0;    // one request's intake, batch + request (ITL p99 at c > 1)
   double request_ms = 0;  // the per-request share (all-at-once intake cases)
   FitTerms& terms() { return fitted; }
@@ -59,9 +59,8 @@ std::string software_name(const std::string& engine_version) {
   return name;
 }
 
-// The front end being fitted is one server's (frontend_engine): a case of another server, or of
-// an engine preset other than the one replayed, gets its latency alone (as when the terms lived
-// in the profile).
+// The front end being fitted is one server's (frontend_engine): a case of another server gets its
+// latency alone, as when these terms lived in the profile.
 SimulatedMetrics replay_with(const Calibration& c, const FitTerms& terms) {
   Profile p = *c.profile;
   p.step_terms = static_cast<const StepTerms&>(terms);
@@ -204,9 +203,9 @@ void fit_decode_residual(const std::vector<Calibration>& closed, int round, FitS
   slope = std::max(0.0, slope);
   t.per_sequence_us = slope;
   t.per_step_us = std::max(0.0, (sy - slope * sx) / n);
-  s.log.push_back(round_label(round) + "decode residual " + fixed(t.per_step_us, 1) + " us + " +
-                  fixed(t.per_sequence_us, 2) + " us x concurrency (" +
-                  std::to_string(closed.size()) + " cases)");
+  s.fit.log.push_back(round_label(round) + "decode residual " + fixed(t.per_step_us, 1) + " us + " +
+                      fixed(t.per_sequence_us, 2) + " us x concurrency (" +
+                      std::to_string(closed.size()) + " cases)");
 }
 
 // Serial front end: a request taken in while others stream holds their next chunk back, which is
@@ -226,9 +225,9 @@ void fit_intake_alone(const CalibrationGroups& g, int round, FitState& s) {
       mean_log_ratio(0) >= 0 ? 0.0 : bisect_log_ratio(mean_log_ratio, 0, 200, Trend::kRising);
   s.alone_ms = round_decimals(alone, 2);
   s.terms() = with_alone(s.terms(), s.alone_ms);
-  s.log.push_back(round_label(round) + "serial front end " + fixed(s.alone_ms, 2) +
-                  " ms per request taken in alone (ITL p99, " + std::to_string(g.stalls.size()) +
-                  " cases at c > 1)");
+  s.fit.log.push_back(round_label(round) + "serial front end " + fixed(s.alone_ms, 2) +
+                      " ms per request taken in alone (ITL p99, " +
+                      std::to_string(g.stalls.size()) + " cases at c > 1)");
 }
 
 // Frontend: what TTFT still lacks once the steps are right (a latency that occupies no server).
@@ -245,8 +244,8 @@ void fit_frontend_latency(const std::vector<Calibration>& closed, int round, Fit
     ++used;
   }
   t.frontend_ms = used > 0 ? std::max(0.0, gap / static_cast<double>(used)) : 0;
-  s.log.push_back(round_label(round) + "frontend " + fixed(t.frontend_ms, 2) +
-                  " ms per request (mean TTFT residual)");
+  s.fit.log.push_back(round_label(round) + "frontend " + fixed(t.frontend_ms, 2) +
+                      " ms per request (mean TTFT residual)");
 }
 
 // All requests at t = 0: one intake batch of N, released at batch + N x request, after which the
@@ -265,10 +264,10 @@ void fit_intake_batch_share(const CalibrationGroups& g, int round, FitState& s) 
       mean_log_ratio(0) <= 0 ? 0.0 : bisect_log_ratio(mean_log_ratio, 0, 200, Trend::kFalling);
   s.request_ms = round_decimals(request, 3);
   s.terms() = with_request(s.terms(), s.request_ms);
-  s.log.push_back(round_label(round) + "intake " + fixed(s.terms().frontend_batch_ms, 2) +
-                  " ms per batch + " + fixed(s.terms().frontend_request_ms, 3) +
-                  " ms per request (throughput, " + std::to_string(g.intakes.size()) +
-                  " all-at-once intake cases)");
+  s.fit.log.push_back(round_label(round) + "intake " + fixed(s.terms().frontend_batch_ms, 2) +
+                      " ms per batch + " + fixed(s.terms().frontend_request_ms, 3) +
+                      " ms per request (throughput, " + std::to_string(g.intakes.size()) +
+                      " all-at-once intake cases)");
 }
 
 // Throughput falls as the large-chunk scale grows: bisect the mean log ratio to zero.
@@ -282,9 +281,9 @@ void fit_large_chunk_scale(const std::vector<Calibration>& all_at_once, int roun
   // The profile format bounds the scale at 10.
   const double scale = bisect_log_ratio(mean_log_ratio, 0.2, 8.0, Trend::kFalling);
   t.large_chunk_scale = round_decimals(scale, 4);
-  s.log.push_back(round_label(round) + "large-chunk scale " + fixed(t.large_chunk_scale, 4) +
-                  " past " + std::to_string(t.large_chunk_tokens) + " tokens (" +
-                  std::to_string(all_at_once.size()) + " all-at-once cases)");
+  s.fit.log.push_back(round_label(round) + "large-chunk scale " + fixed(t.large_chunk_scale, 4) +
+                      " past " + std::to_string(t.large_chunk_tokens) + " tokens (" +
+                      std::to_string(all_at_once.size()) + " all-at-once cases)");
 }
 
 // Which cases the serial front end's terms come from, for the profile's frontend_source.
@@ -362,7 +361,7 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
   fit.front_end.chunk_us = round_decimals(t.frontend_chunk_us, 3);
   fit.front_end_source = front_end_source(g);
   fit.front_end_engine = t.frontend_engine;
-  fit.log = std::move(s.log);
+  fit.log = std::move(s.fit.log);
   return fit;
 }
 
