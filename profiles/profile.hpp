@@ -105,8 +105,8 @@ struct SpsPoints {
 // They say which measurements they came from: they are calibrated, never measured kernels.
 //   step += per_step_us (launch and scheduling gap of every step)
 //         + per_sequence_us * decode requests (sampling, norms and small kernels per sampled row)
-//   frontend_ms delays each request before the scheduler sees it (HTTP, chat template,
-//   tokenisation): TTFT and E2E grow, GPU time does not.
+//   The API server's costs (intake, streaming) are not step terms: they belong to the engine
+//   version (sim/engine_preset.cpp, sim/front_end_costs.hpp).
 struct StepTerms {
   bool present = false;
   std::string source;        // "calibrated"
@@ -115,18 +115,6 @@ struct StepTerms {
   std::string notes;
   double per_step_us = 0;
   double per_sequence_us = 0;
-  double frontend_ms = 0;  // latency before the scheduler that occupies nothing (TTFT only)
-  // The API server as a serial worker (experiments/validate/front_end_server.hpp): its busy time
-  // per intake batch (the requests handed in together are taken in as one batch), per request in
-  // it, and per output chunk streamed. Optional keys (0 = no queueing). One request taken in alone
-  // costs frontend_batch_ms + frontend_request_ms; N handed in at once, batch + N x request.
-  double frontend_batch_ms = 0;
-  double frontend_request_ms = 0;
-  double frontend_chunk_us = 0;
-  std::string frontend_source;  // where the two serial costs came from
-  // The server software they were measured on ("vLLM"): a replay of another engine's benchmark
-  // (SGLang, TensorRT-LLM) does not get them. "" = any.
-  std::string frontend_engine;
 };
 
 struct Profile {

@@ -31,10 +31,6 @@ void round_verify(VerifyTimeModel& v, const StoredPrecision& d) {
 void round_step_terms(StepTerms& t, const StoredPrecision& d) {
   t.per_step_us = round_decimals(t.per_step_us, d.per_step_us);
   t.per_sequence_us = round_decimals(t.per_sequence_us, d.per_sequence_us);
-  t.frontend_ms = round_decimals(t.frontend_ms, d.frontend_ms);
-  t.frontend_batch_ms = round_decimals(t.frontend_batch_ms, d.frontend_serial_ms);
-  t.frontend_request_ms = round_decimals(t.frontend_request_ms, d.frontend_serial_ms);
-  t.frontend_chunk_us = round_decimals(t.frontend_chunk_us, d.frontend_chunk_us);
 }
 
 void require(bool ok, const Profile& p, const std::string& what) {

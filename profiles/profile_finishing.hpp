@@ -40,9 +40,6 @@ struct StoredPrecision {
   // step_terms (the calibration's resolution: 0.1 us per step, 0.01 us per sequence, ...)
   int per_step_us = 1;
   int per_sequence_us = 2;
-  int frontend_ms = 2;
-  int frontend_serial_ms = 3;  // frontend_batch_ms, frontend_request_ms
-  int frontend_chunk_us = 3;
 };
 
 // What a producer hands to finish_profile: its profile's terms (memory, verify model with its

@@ -243,11 +243,19 @@ void read_sps(const JsonFile& f, const std::string& at, SpsPoints& s) {
 void read_step_terms(const JsonFile& f, StepTerms& t) {
   if (!f.has(ptr("/step_terms"))) return;
   f.get_object(ptr("/step_terms"));
-  f.reject_unknown_keys(
-      ptr("/step_terms"),
-      {"source", "measurements", "tool", "notes", "per_step_us", "per_sequence_us", "frontend_ms",
-       "frontend_batch_ms", "frontend_request_ms", "frontend_chunk_us", "frontend_source",
-       "frontend_engine"});
+  // The API server's costs belong to the engine, not the GPU: they moved to the engine presets.
+  for (const char* moved : {"frontend_ms", "frontend_batch_ms", "frontend_request_ms",
+                            "frontend_chunk_us", "frontend_source", "frontend_engine"}) {
+    const auto at = ptr("/step_terms/" + std::string(moved));
+    if (f.has(at)) {
+      f.fail(at, std::string("step_terms.") + moved +
+                     ": the front end's costs moved to the engine presets "
+                     "(sim/engine_preset.cpp, `--engine`); remove the frontend_* keys");
+    }
+  }
+  f.reject_unknown_keys(ptr("/step_terms"),
+                        {"source", "measurements", "tool", "notes", "per_step_us",
+                         "per_sequence_us"});
   t.present = true;
   t.source = f.get_string(ptr("/step_terms/source"));
   if (t.source != "calibrated") {
@@ -261,32 +269,6 @@ void read_step_terms(const JsonFile& f, StepTerms& t) {
   t.per_step_us = f.get_number(ptr("/step_terms/per_step_us"), NumberRange::between(0, 1e6));
   t.per_sequence_us =
       f.get_number(ptr("/step_terms/per_sequence_us"), NumberRange::between(0, 1e5));
-  t.frontend_ms = f.get_number(ptr("/step_terms/frontend_ms"), NumberRange::between(0, 1e5));
-  // The serial front end's costs came later: files without them load with none.
-  if (f.has(ptr("/step_terms/frontend_batch_ms"))) {
-    t.frontend_batch_ms =
-        f.get_number(ptr("/step_terms/frontend_batch_ms"), NumberRange::between(0, 1e4));
-  }
-  if (f.has(ptr("/step_terms/frontend_request_ms"))) {
-    t.frontend_request_ms =
-        f.get_number(ptr("/step_terms/frontend_request_ms"), NumberRange::between(0, 1e4));
-  }
-  if (f.has(ptr("/step_terms/frontend_chunk_us"))) {
-    t.frontend_chunk_us =
-        f.get_number(ptr("/step_terms/frontend_chunk_us"), NumberRange::between(0, 1e6));
-  }
-  if (f.has(ptr("/step_terms/frontend_source"))) {
-    t.frontend_source = f.get_string(ptr("/step_terms/frontend_source"), /*allow_empty=*/true);
-  }
-  if (f.has(ptr("/step_terms/frontend_engine"))) {
-    t.frontend_engine = f.get_string(ptr("/step_terms/frontend_engine"), /*allow_empty=*/true);
-  }
-  if ((t.frontend_batch_ms > 0 || t.frontend_request_ms > 0 || t.frontend_chunk_us > 0) &&
-      t.frontend_source.empty()) {
-    f.fail(ptr("/step_terms"),
-           "step_terms has serial front-end costs but no frontend_source saying where they came "
-           "from");
-  }
 }
 
 // Integral values (byte counts, bucket sizes) print as JSON integers, the rest as doubles.
@@ -382,13 +364,7 @@ Ordered profile_to_ordered(const Profile& p) {
                        {"tool", t.tool},
                        {"notes", t.notes},
                        {"per_step_us", number(t.per_step_us)},
-                       {"per_sequence_us", number(t.per_sequence_us)},
-                       {"frontend_ms", number(t.frontend_ms)},
-                       {"frontend_batch_ms", number(t.frontend_batch_ms)},
-                       {"frontend_request_ms", number(t.frontend_request_ms)},
-                       {"frontend_chunk_us", number(t.frontend_chunk_us)},
-                       {"frontend_source", t.frontend_source},
-                       {"frontend_engine", t.frontend_engine}};
+                       {"per_sequence_us", number(t.per_sequence_us)}};
   }
   return j;
 }

@@ -15,7 +15,8 @@ Engine::Engine(const EngineConfig& config, const TimeModel& time_model, const Sp
       sps_(sps),
       acceptance_(acceptance),
       policy_(policy),
-      metrics_(metrics) {
+      metrics_(metrics),
+      front_end_(config.front_end) {
   if (config_.kv_capacity_tokens <= 0) throw std::invalid_argument("kv capacity must be > 0");
   if (config_.max_running <= 0) throw std::invalid_argument("max_running must be > 0");
   if (config_.max_batch_tokens <= 0) throw std::invalid_argument("max_batch_tokens must be > 0");
@@ -35,9 +36,8 @@ std::uint32_t Engine::allocate_slot() {
   return static_cast<std::uint32_t>(slots_.size() - 1);
 }
 
-bool Engine::submit(std::uint64_t id, const RequestSpec& spec, SimTime now) {
-  const std::int64_t worst = spec.prompt_tokens + spec.output_tokens + config_.drafter.gamma + 1;
-  if (worst > config_.kv_capacity_tokens) return false;
+// Stores the request as queued at `now` (not yet in any queue) and counts its work and KV demand.
+std::uint32_t Engine::enqueue(std::uint64_t id, const RequestSpec& spec, SimTime now) {
   const std::uint32_t slot = allocate_slot();
   Request& r = slots_[slot];
   r = Request{};
@@ -45,24 +45,67 @@ bool Engine::submit(std::uint64_t id, const RequestSpec& spec, SimTime now) {
   r.spec = spec;
   r.arrival = now;
   r.phase = RequestPhase::kQueued;
-  waiting_.push_back(slot);
   outstanding_tokens_ += spec.prompt_tokens + spec.output_tokens;
   kv_queued_demand_ += reservation_of(r);
+  return slot;
+}
+
+bool Engine::submit(std::uint64_t id, const RequestSpec& spec, SimTime now) {
+  const std::int64_t worst = spec.prompt_tokens + spec.output_tokens + config_.drafter.gamma + 1;
+  if (worst > config_.kv_capacity_tokens) return false;
+  const std::uint32_t slot = enqueue(id, spec, now);
+  if (front_end_.active()) {
+    take_in(slot, now);
+  } else {
+    waiting_.push_back(slot);
+  }
   return true;
+}
+
+// The front end takes the request in; it reaches the waiting queue at the first step start at or
+// after its batch's ready time (release_intake). Ready times never decrease: the worker is FIFO
+// and the latency is one constant.
+void Engine::take_in(std::uint32_t slot, SimTime now) {
+  const FrontEnd::Intake in = front_end_.take_in(now, slots_[slot].spec.prompt_tokens);
+  if (in.joined) {
+    intake_batches_.back().ready = in.ready;
+    ++intake_batches_.back().count;
+  } else {
+    intake_batches_.push_back(IntakeBatch{in.ready, 1});
+  }
+  intake_.push_back(slot);
+}
+
+void Engine::release_intake(SimTime now) {
+  while (!intake_batches_.empty() && intake_batches_.front().ready <= now) {
+    for (std::size_t i = 0; i < intake_batches_.front().count; ++i) {
+      waiting_.push_back(intake_.front());
+      intake_.pop_front();
+    }
+    intake_batches_.pop_front();
+  }
+}
+
+// When a chunk of tokens a step ending at `now` committed for a request reaches the client.
+SimTime Engine::deliver(SimTime now) {
+  return front_end_.active() ? front_end_.deliver(now) : now;
 }
 
 bool Engine::submit_prefilled(std::uint64_t id, const RequestSpec& spec, SimTime arrival,
                               SimTime now) {
   if (spec.output_tokens < 2) throw std::invalid_argument("submit_prefilled: nothing to decode");
-  if (!submit(id, spec, now)) return false;
-  Request& r = slots_[waiting_.back()];
+  const std::int64_t worst = spec.prompt_tokens + spec.output_tokens + config_.drafter.gamma + 1;
+  if (worst > config_.kv_capacity_tokens) return false;
+  const std::uint32_t slot = enqueue(id, spec, now);
+  waiting_.push_back(slot);
+  Request& r = slots_[slot];
   r.arrival = arrival;
   r.generated = 1;
   ++kv_queued_demand_;  // its reservation includes the first token
   r.first_token = now;
   r.last_token = now;
   r.kv_resident = true;
-  outstanding_tokens_ -= spec.prompt_tokens + 1;  // submit() counted the prompt and every output
+  outstanding_tokens_ -= spec.prompt_tokens + 1;  // enqueue() counted the prompt and every output
   return true;
 }
 
@@ -217,6 +260,7 @@ std::optional<SimTime> Engine::try_start_step(EngineLane lane, SimTime now) {
   const bool separate = config_.prefill_mode == PrefillMode::kSeparate;
   if (lane == EngineLane::kPrefill && !separate) return std::nullopt;
 
+  release_intake(now);
   preempt_until_fits();
   admit(now);
 
@@ -227,7 +271,19 @@ std::optional<SimTime> Engine::try_start_step(EngineLane lane, SimTime now) {
   if (lane == EngineLane::kPrefill || !separate) {
     plan_prefill(plan, config_.max_batch_tokens - plan_shape_.verify_tokens);
   }
-  if (plan.decodes == 0 && plan.prefill_chunks.empty()) return std::nullopt;
+  if (plan.decodes == 0 && plan.prefill_chunks.empty()) {
+    // Nothing to run and nothing held but requests still being taken in: wait for the first. (An
+    // engine holding requests always has a lane in a step, whose end releases the intake.)
+    if (lane != EngineLane::kMain || !running_.empty() || !waiting_.empty() ||
+        intake_batches_.empty()) {
+      return std::nullopt;
+    }
+    plan.active = true;
+    plan.intake_wait = true;
+    plan.start = now;
+    plan.end = intake_batches_.front().ready;
+    return plan.end;
+  }
 
   SimTime duration = time_model_.verify_time(plan_shape_);
   if (plan.decodes != 0) {
@@ -266,6 +322,10 @@ void Engine::finish_step(EngineLane lane, SimTime now) {
   StepPlan& plan = plans_[static_cast<int>(lane)];
   if (!plan.active || plan.end != now) throw std::logic_error("finish_step without its step");
   plan.active = false;
+  if (plan.intake_wait) {
+    plan.intake_wait = false;  // did nothing; the step start it triggers releases the intake
+    return;
+  }
   finished_.clear();
   StepRecord& rec = plan.record;
   if (on_step_) report_step(plan);
@@ -275,10 +335,12 @@ void Engine::finish_step(EngineLane lane, SimTime now) {
     Request& r = slots_[slot];
     r.in_flight = false;
     const std::int64_t n = plan.commits[i];
-    metrics_.on_tokens(now, r.last_token, n);
+    const SimTime delivered = deliver(now);
+    metrics_.on_tokens(delivered, r.last_token, n);
     r.generated += n;
     r.decode_committed += n;
-    r.last_token = now;
+    r.last_token = delivered;
+    if (on_delivery_) on_delivery_(r, delivered);
     ++r.decode_steps;
     r.drafts_verified += plan.verified_drafts[i];
     r.drafts_accepted += plan.accepted_drafts[i];
@@ -302,10 +364,12 @@ void Engine::finish_step(EngineLane lane, SimTime now) {
     // The forward over the last prefilled position samples the next token: the first output
     // token for a fresh request, the next one after a recompute.
     r.phase = RequestPhase::kDecode;
-    metrics_.on_tokens(now, r.last_token, 1);
+    const SimTime delivered = deliver(now);
+    metrics_.on_tokens(delivered, r.last_token, 1);
     r.generated += 1;
-    r.last_token = now;
-    if (r.first_token < 0) r.first_token = now;
+    r.last_token = delivered;
+    if (r.first_token < 0) r.first_token = delivered;
+    if (on_delivery_) on_delivery_(r, delivered);
     outstanding_tokens_ -= 1;
     ++rec.first_tokens;
     const std::int64_t reservation = reservation_of(r);
@@ -334,7 +398,9 @@ void Engine::report_step(const StepPlan& plan) {
 void Engine::complete(std::uint32_t slot, SimTime now) {
   Request& r = slots_[slot];
   r.phase = RequestPhase::kDone;
-  r.done = now;
+  // Done for the client when its last chunk arrives (now, without a front end). The engine is done
+  // with it now: the completion handler (a closed-loop user's next request) runs at `now`.
+  r.done = r.last_token;
   kv_reserved_ -= r.kv_reserved;
   r.kv_reserved = 0;
   running_.erase(std::find(running_.begin(), running_.end(), slot));

@@ -10,6 +10,13 @@
 // step's drafts); rejected drafts roll back, so after a commit the reservation is recomputed.
 // When growth overflows capacity at a step start, the most recently admitted request not in a
 // running step is preempted (recompute: its prompt + generated tokens are prefilled again).
+//
+// Front end (EngineConfig::front_end, sim/front_end.hpp): a request submitted at `now` is taken in
+// by the replica's API server first and joins the waiting queue at the first step start at or
+// after its intake is done (an engine holding nothing else waits for it with an intake wait, a
+// lane "step" that does no work and is reported nowhere); every chunk of tokens a step commits
+// for a request is streamed through the same server, and the request's first_token, last_token
+// and done are when the client receives them. With zero costs both are the identity.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +31,7 @@
 #include "profiles/live_sps.hpp"
 #include "profiles/time_model.hpp"
 #include "sim/acceptance/acceptance_model.hpp"
+#include "sim/front_end.hpp"
 #include "sim/metrics.hpp"
 #include "sim/request.hpp"
 
@@ -41,6 +49,7 @@ struct EngineConfig {
   std::int64_t max_batch_tokens = 8192;  // per-step token budget (vLLM max_num_batched_tokens)
   PrefillMode prefill_mode = PrefillMode::kChunked;
   bool policy_sees_hidden_outcome = false;  // from the policy's registry row
+  FrontEndCosts front_end;                  // the API server's costs (zero = none); from a preset
 };
 
 class Engine {
@@ -58,11 +67,15 @@ class Engine {
   };
   using StepObserver =
       std::function<void(SimTime start, SimTime end, const std::vector<StepItem>& items)>;
+  // A chunk of tokens reached the client at `delivered` (the request's state already counts it:
+  // generated includes them, last_token == delivered). In delivery order.
+  using DeliveryObserver = std::function<void(const Request& request, SimTime delivered)>;
 
   Engine(const EngineConfig& config, const TimeModel& time_model, const SpsTable& sps,
          AcceptanceModel& acceptance, VerificationPolicy& policy, MetricsCollector& metrics);
 
-  // A request arrives at `now`. Returns false (and keeps nothing) if it can never fit in KV:
+  // A request arrives at `now` (it is taken in by the front end first, when there is one).
+  // Returns false (and keeps nothing) if it can never fit in KV:
   // prompt + output + γ + 1 > capacity. The caller counts such rejections.
   bool submit(std::uint64_t id, const RequestSpec& spec, SimTime now);
   // Disaggregated serving: a request whose prompt was prefilled on another replica arrives at `now`
@@ -83,9 +96,11 @@ class Engine {
   void use_live_sps(LiveSps* live) { live_sps_ = live; }
   // Called at every step's end, before its commits apply (no cost when unset).
   void set_step_observer(StepObserver observer) { on_step_ = std::move(observer); }
+  void set_delivery_observer(DeliveryObserver observer) { on_delivery_ = std::move(observer); }
+  const FrontEnd& front_end() const { return front_end_; }
 
   bool lane_busy(EngineLane lane) const { return plans_[static_cast<int>(lane)].active; }
-  bool idle() const { return running_.empty() && waiting_.empty(); }
+  bool idle() const { return running_.empty() && waiting_.empty() && intake_.empty(); }
   std::int64_t running_count() const { return static_cast<std::int64_t>(running_.size()); }
   std::int64_t waiting_count() const { return static_cast<std::int64_t>(waiting_.size()); }
   std::int64_t kv_reserved() const { return kv_reserved_; }
@@ -103,6 +118,7 @@ class Engine {
   // One lane's in-flight step: what to apply at its end.
   struct StepPlan {
     bool active = false;
+    bool intake_wait = false;  // no work: the engine waits for its front end's next intake
     SimTime start = 0, end = 0;
     // The first `decodes` entries of each: the vectors only grow (sized per step, they were a
     // measurable share of a small step).
@@ -116,6 +132,10 @@ class Engine {
   };
 
   std::uint32_t allocate_slot();
+  std::uint32_t enqueue(std::uint64_t id, const RequestSpec& spec, SimTime now);
+  void take_in(std::uint32_t slot, SimTime now);
+  void release_intake(SimTime now);
+  SimTime deliver(SimTime now);
   std::int64_t reservation_of(const Request& r) const;
   void preempt_until_fits();
   void admit(SimTime now);
@@ -133,7 +153,17 @@ class Engine {
   MetricsCollector& metrics_;
   CompletionHandler on_complete_;
   StepObserver on_step_;
+  DeliveryObserver on_delivery_;
   std::vector<StepItem> step_items_;
+  FrontEnd front_end_;
+  // Requests being taken in, in intake order, and their batches (oldest first): a batch's
+  // `count` requests leave the front of intake_ together at its `ready` time.
+  struct IntakeBatch {
+    SimTime ready = 0;
+    std::size_t count = 0;
+  };
+  std::deque<std::uint32_t> intake_;
+  std::deque<IntakeBatch> intake_batches_;
 
   std::vector<Request> slots_;  // request storage, reused after completion (bounded memory)
   std::vector<std::uint32_t> free_slots_;

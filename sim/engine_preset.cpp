@@ -18,15 +18,36 @@ constexpr std::string_view kVllmSource =
     "memory. vLLM 0.11 and 0.12 publish the same defaults, so vllm@0.11 and vllm@0.12 differ "
     "only in name";
 
+// vLLM 0.11's API server, fitted on the bundled validation set (docs/validation.md "Front end").
+constexpr FrontEndCosts kVllm011FrontEnd{
+    .latency_ms = 0.29, .intake_batch_ms = 33.954, .intake_request_ms = 11.526};
+constexpr std::string_view kVllm011FrontEndSource =
+    "fitted by `sparksim validate --set experiments/validate/data/h100_serving_set.json --profiles "
+    "profiles/measured-db/h100-sxm --calibrate-out ...` (experiments/validate/step_term_fit.cpp, "
+    "jointly with profiles/calibrated/measured-db/h100-sxm's step terms) on vLLM v0.11.0 serving "
+    "Qwen3 on one H100 SXM: intake_batch_ms + intake_request_ms (one request taken in alone, "
+    "45.48 ms) to the ITL p99 of qwen3-8b sharegpt vLLM c=8 (a request taken in holds back the "
+    "chunks streaming meanwhile); intake_request_ms to the output throughput of qwen3-14b random "
+    "128/4 n=1000 rate=inf (every request at t = 0: one intake batch); latency_ms to the mean TTFT "
+    "residual of the closed-loop calibration cases; intake_prompt_token_us and chunk_us 0: not "
+    "identified by these cases. On the analytic composition the same fit gives 33.501 + 11.979 ms "
+    "and latency 0 (profiles/calibrated/h100-sxm was fitted with those)";
+constexpr std::string_view kNoFrontEndSource =
+    "none fitted: no serving measurement of this version identifies its API server's costs yet, "
+    "so requests reach the scheduler as they arrive and tokens the client as their step ends";
+
 constexpr std::array<EnginePreset, 4> kPresets = {{
     {"vllm@0.11", "vllm", "0.11",
      "vLLM 0.11 (V1) `vllm serve` defaults on H100/H200: max_num_seqs 1024, max_num_batched_tokens "
      "8192, chunked prefill on, gpu_memory_utilization 0.9",
-     1024, 8192, PrefillMode::kChunked, 0.9, MemoryShareOf::kTotal, kVllmSource},
+     1024, 8192, PrefillMode::kChunked, 0.9, MemoryShareOf::kTotal, kVllmSource, kVllm011FrontEnd,
+     kVllm011FrontEndSource},
     {"vllm@0.12", "vllm", "0.12",
      "vLLM 0.12 (V1) `vllm serve` defaults on H100/H200: max_num_seqs 1024, max_num_batched_tokens "
      "8192, chunked prefill on, gpu_memory_utilization 0.9",
-     1024, 8192, PrefillMode::kChunked, 0.9, MemoryShareOf::kTotal, kVllmSource},
+     1024, 8192, PrefillMode::kChunked, 0.9, MemoryShareOf::kTotal, kVllmSource, FrontEndCosts{},
+     "none fitted: vLLM 0.12's API server was not measured apart (the silicon set's vLLM 0.12 rows "
+     "were replayed without a front end); vllm@0.11's fit is not carried over"},
     {"sglang@0.5", "sglang", "0.5",
      "SGLang 0.5 `launch_server` defaults on H100/H200 (one GPU): chunked_prefill_size 8192, "
      "mem_fraction_static 0.88, running requests bounded by the KV pool",
@@ -35,7 +56,8 @@ constexpr std::array<EnginePreset, 4> kPresets = {{
      "mem_fraction_static 0.88 at tp 1 of the GPU's memory; max_running_requests is sized from "
      "the KV pool, so the preset sets a high cap (4096) and lets the simulator's KV accounting "
      "bound admission. One preset covers the 0.5 series (0.5.6 and 0.5.8 rows replay on it); "
-     "per-patch differences were not traced"},
+     "per-patch differences were not traced",
+     FrontEndCosts{}, kNoFrontEndSource},
     {"trtllm@1.0", "trtllm", "1.0",
      "TensorRT-LLM 1.0 `trtllm-serve` (PyTorch backend) defaults: max_batch_size 2048, "
      "max_num_tokens 8192, KV cache 0.9 of the memory free after the weights",
@@ -47,7 +69,8 @@ constexpr std::array<EnginePreset, 4> kPresets = {{
      "command reference); enable_chunked_prefill off and the GUARANTEED_NO_EVICT capacity "
      "scheduler. In-flight batching mixes whole context requests with generation under "
      "max_num_tokens; the simulator has no whole-prompt mode, so prefill is modelled as chunks "
-     "under the same 8192-token budget (identical while a prompt fits the step's free budget)"},
+     "under the same 8192-token budget (identical while a prompt fits the step's free budget)",
+     FrontEndCosts{}, kNoFrontEndSource},
 }};
 
 constexpr std::array<EngineAlias, 3> kAliases = {{

@@ -2,9 +2,11 @@
 // (`--engine vllm@0.12`), so a simulated replica starts from the same max sequences, per-step
 // token budget, prefill mode and KV memory share as the real one. Each preset names its version
 // and where its figures come from; the bare engine names (`vllm`, `sglang`, `trtllm`) are aliases
-// of the newest version with data. Presets hold scheduler limits only: the fitted step terms stay
-// in calibrated profiles. Declared once here; every command that builds an engine applies them
-// and records the resolved name and version in config.json.
+// of the newest version with data. Presets hold the scheduler limits and the API server's costs
+// (FrontEndCosts: intake and streaming, fitted, each preset naming the cases they came from; this
+// table is the one place they live); the GPU-side step terms stay in calibrated profiles. Declared
+// once here; every command that builds an engine applies them and records the resolved name,
+// version and front end in config.json.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <string_view>
 
 #include "sim/engine.hpp"
+#include "sim/front_end_costs.hpp"
 
 namespace sparksim {
 
@@ -36,6 +39,8 @@ struct EnginePreset {
   double memory_share;  // gpu_memory_utilization, mem_fraction_static or the KV free fraction
   MemoryShareOf memory_share_of;
   std::string_view source;  // where the figures come from, and how versions differ
+  FrontEndCosts front_end;  // the API server's costs; zero = none identified for this version
+  std::string_view front_end_source;  // the cases and fit they came from, or why they are zero
 };
 
 struct EngineAlias {

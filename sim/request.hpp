@@ -1,5 +1,6 @@
 // Request: one request's state inside an engine and its lifecycle timestamps
-// (arrival → queued → prefill → decode → done). Timestamps are -1 until reached.
+// (arrival → [front-end intake] → queued → prefill → decode → done). Timestamps are -1 until
+// reached.
 #pragma once
 
 #include <cstdint>
@@ -17,11 +18,14 @@ struct Request {
   RequestSpec spec;
   RequestPhase phase = RequestPhase::kQueued;
 
+  // Client-side times: `arrival` is when the client sent it; first_token, last_token and done are
+  // when the client received the chunk (the end of the step that produced it, plus the front
+  // end's streaming: sim/front_end.hpp; without a front end the step's end).
   SimTime arrival = -1;
   SimTime first_admitted = -1;  // first time it got KV and started prefill
-  SimTime first_token = -1;     // end of the step that produced output token 1
-  SimTime last_token = -1;      // end of the latest step that committed tokens
-  SimTime done = -1;
+  SimTime first_token = -1;     // output token 1 received
+  SimTime last_token = -1;      // the latest chunk received
+  SimTime done = -1;            // the last chunk received
 
   std::int64_t generated = 0;         // output tokens committed
   std::int64_t prefill_needed = 0;    // tokens to (re)compute before decoding: prompt + generated

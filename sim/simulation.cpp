@@ -2,6 +2,7 @@
 // stays small whatever the trace length); closed-loop follow-ups are queued as they appear.
 #include "sim/simulation.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -87,6 +88,9 @@ SimulationStats run_simulation(Engine& engine, Workload& workload,
       start_pending = true;
     }
   }
+  // The run lasts until the client has its last chunk: the front end may stream it after the last
+  // event (its busy time ends with the last chunk; 0 without a front end).
+  stats.end_time = std::max(stats.end_time, engine.front_end().server().busy_until());
   return stats;
 }
 

@@ -14,7 +14,7 @@ struct SimulationStats {
   std::int64_t requests_submitted = 0;
   std::int64_t requests_rejected_kv = 0;  // could never fit in KV (prompt + output + γ + 1 > cap)
   std::int64_t events = 0;
-  SimTime end_time = 0;  // time of the last event
+  SimTime end_time = 0;  // time of the last event, or of the last chunk streamed if later
 };
 
 // Runs until no event is left. The engine's completions feed back into the workload, then go to

@@ -21,6 +21,7 @@
 #include "experiments/validate/validation_report.hpp"
 #include "profiles/profile_finishing.hpp"
 #include "profiles/profile_io.hpp"
+#include "sim/engine_preset.hpp"
 
 namespace sparksim::cli {
 
@@ -191,6 +192,20 @@ void calibrate_profiles(const ValidateOptions& o, const std::vector<BenchmarkCas
   const StepTermFit fit =
       fit_step_terms(cases, bare, "sparksim " + sparksim_version() + " validate --calibrate-out");
   for (const std::string& line : fit.log) std::printf("calibrate  %s\n", line.c_str());
+  // The front end is the engine's: the presets ship it (sim/engine_preset.cpp), and the cases
+  // below replay with the presets' values. The fit's are printed to be copied there.
+  const FrontEndCosts& fe = fit.front_end;
+  std::printf(
+      "calibrate  front end for %s: latency_ms %.2f, intake_batch_ms %.3f, "
+      "intake_request_ms %.3f, chunk_us %.3f (%s)\n",
+      fit.front_end_engine.empty() ? "any engine" : fit.front_end_engine.c_str(), fe.latency_ms,
+      fe.intake_batch_ms, fe.intake_request_ms, fe.chunk_us, fit.front_end_source.c_str());
+  for (const EnginePreset& preset : engine_presets()) {
+    if (preset.front_end.any()) {
+      std::printf("calibrate  preset %s ships %s\n", std::string(preset.name).c_str(),
+                  preset.front_end == fe ? "these values" : "other values (sim/engine_preset.cpp)");
+    }
+  }
   StepTerms terms = fit.terms;
   terms.measurements += " (" + o.set + ")";
   std::filesystem::create_directories(o.calibrate_out);

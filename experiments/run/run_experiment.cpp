@@ -224,6 +224,9 @@ void resolve_engine(const RunOptions& o, const DrafterSpec& drafter, RunSetup& s
   e.kv_capacity_tokens =
       o.kv_capacity_tokens > 0 ? o.kv_capacity_tokens : setup.profile.kv_capacity_tokens();
   e.policy_sees_hidden_outcome = find_policy(setup.policy_spec).sees_hidden_outcome;
+  if (const EnginePreset* preset = o.engine.empty() ? nullptr : lookup_engine_preset(o.engine)) {
+    e.front_end = preset->front_end;
+  }
   setup.gpus = setup.profile.gpus * (e.prefill_mode == PrefillMode::kSeparate ? 2 : 1);
 }
 
@@ -370,6 +373,16 @@ nlohmann::ordered_json run_config_json(const RunSetup& setup, bool policy_synchr
   const EnginePreset* preset = o.engine.empty() ? nullptr : lookup_engine_preset(o.engine);
   cfg["engine_preset_name"] = preset != nullptr ? std::string(preset->name) : "";
   cfg["engine_version"] = preset != nullptr ? std::string(preset->version) : "";
+  // Only when the preset has one, like closed_loop_requests: every earlier config.json stays.
+  if (setup.engine.front_end.any()) {
+    const FrontEndCosts& f = setup.engine.front_end;
+    cfg["front_end"] = {{"latency_ms", f.latency_ms},
+                        {"intake_batch_ms", f.intake_batch_ms},
+                        {"intake_request_ms", f.intake_request_ms},
+                        {"intake_prompt_token_us", f.intake_prompt_token_us},
+                        {"chunk_us", f.chunk_us},
+                        {"source", std::string(preset->front_end_source)}};
+  }
   cfg["memory_utilization"] = setup.profile.memory_utilization;
   cfg["max_running"] = setup.engine.max_running;
   cfg["max_batch_tokens"] = setup.engine.max_batch_tokens;

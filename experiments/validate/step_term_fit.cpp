@@ -2,6 +2,7 @@
 #include "experiments/validate/step_term_fit.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -28,19 +29,52 @@ struct CalibrationGroups {
   std::string names;                     // every calibration case, "; "-separated
 };
 
+// The terms the fit varies, under the names they had when they all lived in the profile: the
+// profile's step terms, and the front end's (which now belong to the engine preset,
+// sim/engine_preset.cpp; fit_step_terms hands them back apart).
+struct FitTerms : StepTerms {
+  double frontend_ms = 0;          // FrontEndCosts::latency_ms
+  double frontend_batch_ms = 0;    // FrontEndCosts::intake_batch_ms
+  double frontend_request_ms = 0;  // FrontEndCosts::intake_request_ms
+  double frontend_chunk_us = 0;    // FrontEndCosts::chunk_us
+  std::string frontend_source;
+  std::string frontend_engine;  // the server software they are fitted on ("vLLM")
+};
+
 // What one round of the fit carries from stage to stage: the terms so far, the intake's two
 // shares as last fitted, and the report's lines.
 struct FitState {
-  StepTermFit fit;
+  StepTermFit fit;  // its log so far (the terms are handed back at the end)
+  FitTerms fitted;
   double alone_ms = 0;    // one request's intake, batch + request (ITL p99 at c > 1)
   double request_ms = 0;  // the per-request share (all-at-once intake cases)
-  StepTerms& terms() { return fit.terms; }
+  FitTerms& terms() { return fitted; }
 };
 
-SimulatedMetrics replay_with(const Calibration& c, const StepTerms& terms) {
+// "vllm" for "vLLM v0.11.0": the server software's name, lower case.
+std::string software_name(const std::string& engine_version) {
+  std::string name = engine_version.substr(0, engine_version.find(' '));
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return name;
+}
+
+// The front end being fitted is one server's (frontend_engine): a case of another server gets its
+// latency alone, as when these terms lived in the profile.
+SimulatedMetrics replay_with(const Calibration& c, const FitTerms& terms) {
   Profile p = *c.profile;
-  p.step_terms = terms;
-  return replay_case(*c.benchmark, p);
+  p.step_terms = static_cast<const StepTerms&>(terms);
+  ReplayOptions options;
+  options.front_end = FrontEndCosts{.latency_ms = terms.frontend_ms};
+  const bool serial =
+      terms.frontend_engine.empty() || c.benchmark->engine_version.empty() ||
+      software_name(terms.frontend_engine) == software_name(c.benchmark->engine_version);
+  if (serial) {
+    options.front_end->intake_batch_ms = terms.frontend_batch_ms;
+    options.front_end->intake_request_ms = terms.frontend_request_ms;
+    options.front_end->chunk_us = terms.frontend_chunk_us;
+  }
+  return replay_case(*c.benchmark, p, options);
 }
 
 std::string fixed(double x, int digits) {
@@ -68,7 +102,7 @@ double bisect_log_ratio(const std::function<double(double)>& mean_log_ratio, dou
 }
 
 // Mean over `cases` of log(simulated / measured ITL p99) with `terms`.
-double mean_log_itl_p99_ratio(const std::vector<Calibration>& cases, const StepTerms& terms) {
+double mean_log_itl_p99_ratio(const std::vector<Calibration>& cases, const FitTerms& terms) {
   double sum = 0;
   for (const Calibration& c : cases) {
     sum +=
@@ -78,7 +112,7 @@ double mean_log_itl_p99_ratio(const std::vector<Calibration>& cases, const StepT
 }
 
 // Mean over `cases` of log(simulated / measured output throughput) with `terms`.
-double mean_log_throughput_ratio(const std::vector<Calibration>& cases, const StepTerms& terms) {
+double mean_log_throughput_ratio(const std::vector<Calibration>& cases, const FitTerms& terms) {
   double sum = 0;
   for (const Calibration& c : cases) {
     sum += std::log(replay_with(c, terms).output_throughput /
@@ -153,8 +187,8 @@ std::string front_end_engine(const CalibrationGroups& g) {
 // Residual median ITL against concurrency, with the decode terms taken out again: a least-squares
 // line, per_step_us + per_sequence_us x c, both kept >= 0.
 void fit_decode_residual(const std::vector<Calibration>& closed, int round, FitState& s) {
-  StepTerms& t = s.terms();
-  StepTerms base = t;
+  FitTerms& t = s.terms();
+  FitTerms base = t;
   base.per_step_us = base.per_sequence_us = 0;
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const Calibration& c : closed) {
@@ -179,7 +213,7 @@ void fit_decode_residual(const std::vector<Calibration>& closed, int round, FitS
 // request's intake alone, batch + request; the per-request share comes from the intake cases
 // (without one, it is all per request: FIFO, one intake each).
 void fit_intake_alone(const CalibrationGroups& g, int round, FitState& s) {
-  const auto with_alone = [&](StepTerms t, double alone_ms) {
+  const auto with_alone = [&](FitTerms t, double alone_ms) {
     t.frontend_batch_ms = g.intakes.empty() ? 0 : std::max(0.0, alone_ms - s.request_ms);
     t.frontend_request_ms = g.intakes.empty() ? alone_ms : s.request_ms;
     return t;
@@ -198,8 +232,8 @@ void fit_intake_alone(const CalibrationGroups& g, int round, FitState& s) {
 
 // Frontend: what TTFT still lacks once the steps are right (a latency that occupies no server).
 void fit_frontend_latency(const std::vector<Calibration>& closed, int round, FitState& s) {
-  StepTerms& t = s.terms();
-  StepTerms no_frontend = t;
+  FitTerms& t = s.terms();
+  FitTerms no_frontend = t;
   no_frontend.frontend_ms = 0;
   double gap = 0;
   std::int64_t used = 0;
@@ -218,7 +252,7 @@ void fit_frontend_latency(const std::vector<Calibration>& closed, int round, Fit
 // engine runs; throughput falls as the per-request cost grows. The one-request intake (batch +
 // request) stays what the ITL p99 fitted, unless no stall case measured it.
 void fit_intake_batch_share(const CalibrationGroups& g, int round, FitState& s) {
-  const auto with_request = [&](StepTerms t, double ms) {
+  const auto with_request = [&](FitTerms t, double ms) {
     t.frontend_request_ms = ms;
     t.frontend_batch_ms = g.stalls.empty() ? 0 : std::max(0.0, s.alone_ms - ms);
     return t;
@@ -276,7 +310,7 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
                            const std::string& tool) {
   const CalibrationGroups g = group_calibration_cases(cases, profiles);
   FitState s;
-  StepTerms& t = s.terms();
+  FitTerms& t = s.terms();
   t.present = true;
   t.source = "calibrated";
   t.measurements = g.names;
@@ -298,14 +332,23 @@ StepTermFit fit_step_terms(const std::vector<BenchmarkCase>& cases,
                         " all-at-once calibration case(s): the large-chunk scale is gone "
                         "(docs/validation.md, \"large_chunk_scale removed\")");
   }
-  // Stored at the calibration's resolution by finish_profile (StoredPrecision).
+  // Stored at the calibration's resolution by finish_profile (StoredPrecision); the front end's
+  // at 0.01 ms of latency, 1 us of intake and 0.001 us per chunk.
   Profile rounding;
   rounding.step_terms = t;
   round_stored_terms(rounding, StoredPrecision{});
-  t = rounding.step_terms;
-  t.frontend_source = front_end_source(g);
-  t.notes = "fitted by replaying the calibration cases with --drafter none; see docs/validation.md";
-  return s.fit;
+  StepTermFit fit;
+  fit.terms = rounding.step_terms;
+  fit.terms.notes =
+      "fitted by replaying the calibration cases with --drafter none; see docs/validation.md";
+  fit.front_end.latency_ms = round_decimals(t.frontend_ms, 2);
+  fit.front_end.intake_batch_ms = round_decimals(t.frontend_batch_ms, 3);
+  fit.front_end.intake_request_ms = round_decimals(t.frontend_request_ms, 3);
+  fit.front_end.chunk_us = round_decimals(t.frontend_chunk_us, 3);
+  fit.front_end_source = front_end_source(g);
+  fit.front_end_engine = t.frontend_engine;
+  fit.log = std::move(s.fit.log);
+  return fit;
 }
 
 }  // namespace sparksim

@@ -24,11 +24,17 @@
 
 #include "experiments/validate/benchmark_case.hpp"
 #include "profiles/profile.hpp"
+#include "sim/front_end_costs.hpp"
 
 namespace sparksim {
 
+// The step terms go into the profiles; the front end is the engine's (the preset table,
+// sim/engine_preset.cpp, ships it: the fit reports it, a person copies it there).
 struct StepTermFit {
   StepTerms terms;
+  FrontEndCosts front_end;
+  std::string front_end_source;  // which cases fitted which front-end term
+  std::string front_end_engine;  // the server software they were fitted on ("vLLM"; "" = none)
   std::vector<std::string> log;  // one line per fitting stage, for the report
 };
 

@@ -227,6 +227,12 @@ class ClusterLoop {
         start_pending_[*changed] = true;
       }
     }
+    // As run_simulation: a replica's front end may stream its last chunk after its last event.
+    for (std::size_t r = 0; r < w_.replicas.size(); ++r) {
+      const SimTime streamed = engine(r).front_end().server().busy_until();
+      stats_.replicas[r].end_time = std::max(stats_.replicas[r].end_time, streamed);
+      stats_.end_time = std::max(stats_.end_time, streamed);
+    }
     return std::move(stats_);
   }
 

@@ -36,7 +36,7 @@ struct ClusterReplica {
 struct ReplicaStats {
   std::int64_t requests_submitted = 0;    // dispatched to it (decode: KV hand-offs received)
   std::int64_t requests_rejected_kv = 0;  // of those, never fit in its KV
-  SimTime end_time = 0;                   // its last event: its share's `sim_duration_s`
+  SimTime end_time = 0;  // its last event or streamed chunk: its share's `sim_duration_s`
 };
 
 struct ClusterStats {
@@ -44,7 +44,7 @@ struct ClusterStats {
   std::int64_t requests_rejected_kv = 0;
   std::int64_t kv_transfers = 0;
   std::int64_t events = 0;
-  SimTime end_time = 0;  // time of the last event
+  SimTime end_time = 0;  // time of the last event, or of the last chunk streamed if later
   std::vector<ReplicaStats> replicas;
 };
 

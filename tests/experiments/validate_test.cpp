@@ -127,11 +127,10 @@ TEST_CASE("replay, no speculation, one request at a time: the closed form") {
   CHECK(*s.tpot_ms.median == Approx(10.0));
   CHECK(*s.itl_ms.p99 == Approx(10.0));  // exact: the gaps between chunks the client receives
 
-  SECTION("a frontend delay adds to TTFT and to every request's time in the closed loop") {
-    Profile q = p;
-    q.step_terms.present = true;
-    q.step_terms.frontend_ms = 5;
-    const SimulatedMetrics d = replay_case(c, q);
+  SECTION("a front-end latency adds to TTFT and to every request's time in the closed loop") {
+    ReplayOptions o;
+    o.front_end = FrontEndCosts{.latency_ms = 5};
+    const SimulatedMetrics d = replay_case(c, p, o);
     CHECK(*d.ttft_ms.mean == Approx(15.0));
     CHECK(d.duration_s == Approx(4 * 0.055));
     CHECK(*d.tpot_ms.mean == Approx(10.0));

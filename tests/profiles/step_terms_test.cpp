@@ -19,8 +19,7 @@ const std::string kTerms = R"(,
     "tool": "unit test",
     "notes": "",
     "per_step_us": 40,
-    "per_sequence_us": 3,
-    "frontend_ms": 12
+    "per_sequence_us": 3
   }
 })";
 
@@ -83,31 +82,19 @@ TEST_CASE("step terms that are not calibrated are refused at their line") {
   }
 }
 
-TEST_CASE("the serial front end's costs load, round-trip, and need a source") {
+TEST_CASE("a profile with front-end costs is refused at the key: they moved to the presets") {
   std::string terms = kTerms;
-  terms.replace(
-      terms.find("\"frontend_ms\": 12"), 17,
-      "\"frontend_ms\": 12,\n    \"frontend_batch_ms\": 31.5,\n    \"frontend_request_ms\": 14,\n"
-      "    \"frontend_chunk_us\": 20,\n    \"frontend_source\": \"hand-made\",\n"
-      "    \"frontend_engine\": \"vLLM\"");
-  const Profile p = load_text("front_end", with_terms(terms));
-  CHECK(p.step_terms.frontend_batch_ms == 31.5);
-  CHECK(p.step_terms.frontend_request_ms == 14);
-  CHECK(p.step_terms.frontend_chunk_us == 20);
-  CHECK(p.step_terms.frontend_engine == "vLLM");
-  const Profile again = profile_from_json(JsonFile::parse(format_profile(p), "again.json"));
-  CHECK(profile_to_json(again) == profile_to_json(p));
-  CHECK_FALSE(load_text("no_front_end", with_terms()).step_terms.frontend_request_ms > 0);
-
-  terms.replace(terms.find("\"hand-made\""), 11, "\"\"");
+  terms.insert(terms.find("\"per_step_us\""), "\"frontend_request_ms\": 14,\n    ");
   const std::string text = with_terms(terms);
   try {
-    load_text("front_end_unsourced", text);
+    load_text("front_end", text);
     FAIL("loaded");
   } catch (const InputError& e) {
     const std::string expected =
-        ":" + std::to_string(testing::line_containing(text, "\"step_terms\"")) + ":";
-    CHECK_THAT(e.what(), Catch::Contains(expected) && Catch::Contains("no frontend_source"));
+        ":" + std::to_string(testing::line_containing(text, "\"frontend_request_ms\"")) + ":";
+    CHECK_THAT(e.what(), Catch::Contains(expected) &&
+                             Catch::Contains("moved to the engine presets") &&
+                             Catch::Contains("sim/engine_preset.cpp"));
   }
 }
 
@@ -115,7 +102,7 @@ TEST_CASE("a profile that still carries the removed large-chunk scale is refused
   // Issue 32: no term scales a whole step; a file with the old keys would otherwise time its
   // large steps differently from what it says, so it stops with its path and the key.
   std::string terms = kTerms;
-  terms.insert(terms.find("\"frontend_ms\""), "\"large_chunk_scale\": 2.2,\n    ");
+  terms.insert(terms.find("\"per_step_us\""), "\"large_chunk_scale\": 2.2,\n    ");
   try {
     load_text("old_scale", with_terms(terms));
     FAIL("loaded");

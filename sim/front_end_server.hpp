@@ -26,6 +26,16 @@ class FrontEndServer {
   SimTime serve(SimTime enqueue, SimTime cost);
   // A batch of `count` requests taken in together: one job of batch + count x per_request.
   SimTime serve_batch(SimTime enqueue, std::int64_t count, SimTime batch, SimTime per_request);
+  // One request of an intake batch, handed in at `enqueue`: it joins the batch the previous job
+  // opened when that job was a batch opened at the same instant (nothing served since), which
+  // then lasts `member` longer; otherwise it opens a batch of its own, `batch` + `member`.
+  // Returns when the batch (with it) finishes, and whether it joined (the batch's earlier members
+  // then leave at that time too).
+  struct Joined {
+    SimTime done = 0;
+    bool joined = false;
+  };
+  Joined serve_batch_member(SimTime enqueue, SimTime batch, SimTime member);
   SimTime busy_until() const { return busy_until_; }
   SimTime busy_time() const { return busy_time_; }  // sum of served costs
   std::int64_t jobs() const { return jobs_; }
@@ -34,6 +44,7 @@ class FrontEndServer {
   SimTime busy_until_ = 0;
   SimTime busy_time_ = 0;
   std::int64_t jobs_ = 0;
+  SimTime open_batch_at_ = -1;  // enqueue time of the batch that is the last job (-1: none)
 };
 
 }  // namespace sparksim
