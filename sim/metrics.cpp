@@ -23,6 +23,16 @@ PerSecondBin& MetricsCollector::bin(std::size_t index) {
   return bins_[index];
 }
 
+void MetricsCollector::prefetch_step() const {
+  __builtin_prefetch(&counters_);
+  __builtin_prefetch(reinterpret_cast<const char*>(&counters_) + sizeof(counters_) - 1);
+  __builtin_prefetch(&pending_now_);
+  __builtin_prefetch(&pending_by_tokens_[1]);
+  __builtin_prefetch(&deferred_count_);
+  __builtin_prefetch(&deferred_[std::min(deferred_count_, kDeferredAdds - 1)]);
+  if (!bins_.empty()) __builtin_prefetch(&bins_.back());
+}
+
 void MetricsCollector::on_step(const StepRecord& s) {
   flush_gaps();
   auto& c = counters_;

@@ -289,6 +289,7 @@ void CalibratedAcceptanceModel::draft_rows(std::span<const DraftSlot> slots, int
     // (u < S_k is S_k > u; the table is padded for the lanes past γ.)
     const int accepted = count_above(survival, gamma, u);
     hidden_accepted[r] = accepted;
+    if (confidences.empty()) continue;  // nobody reads them (confidences_optional)
 
     // Confidences: σ(β/T_k · (a_k + m + Δ s_k)), s_k = ±Δ/2 + n_k by position k's outcome: the
     // record's for k <= accepted, a draw from σ(a_k + m) after the first rejection. Three passes

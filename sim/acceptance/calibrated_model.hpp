@@ -61,6 +61,10 @@ class CalibratedAcceptanceModel final : public AcceptanceModel {
   void init_request(std::uint64_t request_id, Domain domain, AcceptanceState& state) override;
   void draft(std::span<const DraftSlot> slots, int gamma, std::span<float> confidences,
              std::span<int> hidden_accepted) override;
+  // The confidences draw from their own hash fields, never from the state or the outcome's.
+  bool confidences_optional() const override { return true; }
+  // Its tables are fixed at construction; draft() moves only the slots' states.
+  bool shareable() const override { return true; }
   std::vector<std::string> notes() const override { return config_.curves.notes; }
 
   const CalibratedModelConfig& config() const { return config_; }
