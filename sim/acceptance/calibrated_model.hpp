@@ -96,8 +96,9 @@ class CalibratedAcceptanceModel final : public AcceptanceModel {
   };
   static constexpr int kBinsPerUnit = 32;
 
-  // draft() for a block of kGamma positions (0: runtime_gamma), the loops' trip count fixed.
-  template <int kGamma>
+  // draft() for a block of kGamma positions (0: runtime_gamma), the loops' trip count fixed;
+  // kConfidences false: the hidden outcomes only (confidences_optional).
+  template <int kGamma, bool kConfidences>
   void draft_rows(std::span<const DraftSlot> slots, int runtime_gamma, std::span<float> confidences,
                   std::span<int> hidden_accepted);
   void set_head(int domain, const ConfidenceHead& head);
