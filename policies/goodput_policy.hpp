@@ -25,6 +25,7 @@ class GoodputPolicy final : public VerificationPolicy {
   GoodputPolicy(double prior_acceptance, double ema_weight, bool synchronous);
   void schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) override;
   bool synchronous() const override { return synchronous_; }
+  bool reads_confidences() const override { return false; }
   void on_request_left(std::uint64_t request_id) override { slots_.release(request_id); }
 
   // The current estimate of the per-draft acceptance rate α.

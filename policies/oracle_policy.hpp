@@ -15,6 +15,7 @@ class OraclePolicy final : public VerificationPolicy {
   // Throws std::logic_error if the view carries no hidden outcome (a wiring bug, not bad input).
   void schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) override;
   bool synchronous() const override { return synchronous_; }
+  bool reads_confidences() const override { return false; }
 
  private:
   bool synchronous_;

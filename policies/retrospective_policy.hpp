@@ -17,7 +17,8 @@ class RetrospectivePolicy final : public MergedCandidatesPolicy {
   void schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) override;
 
  private:
-  std::vector<std::uint32_t> path_;
+  std::vector<float> order_;    // this step's positive survivals, descending
+  std::vector<float> scratch_;  // sort_survivals_descending's
 };
 
 }  // namespace sparksim

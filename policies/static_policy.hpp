@@ -13,6 +13,7 @@ class StaticPolicy final : public VerificationPolicy {
   StaticPolicy(int k, bool synchronous) : k_(k), synchronous_(synchronous) {}
   void schedule(const BatchView& view, const SpsTable& sps, std::span<int> lengths) override;
   bool synchronous() const override { return synchronous_; }
+  bool reads_confidences() const override { return false; }
 
  private:
   int k_;

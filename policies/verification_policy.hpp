@@ -36,6 +36,11 @@ class VerificationPolicy {
   // (asynchronous) policies overlap their decision with the previous step and pay nothing.
   virtual bool synchronous() const = 0;
 
+  // False when schedule() never reads view.confidences: the engine then lets an acceptance model
+  // that can skip them do so (they are a third of a calibrated request-step's work and change no
+  // outcome; see AcceptanceModel::confidences_optional).
+  virtual bool reads_confidences() const { return true; }
+
   // Stateful policies (e.g. asynchronous top-K) forget a request when it leaves the batch.
   virtual void on_request_left(std::uint64_t /*request_id*/) {}
 };

@@ -33,9 +33,12 @@ namespace {
 }
 
 // (The message is built out of line, so this check inlines into the per-step callers.)
+// std::llround's result without its libm call (a few percent of a fleet's step): for ns >= 0,
+// ns - trunc(ns) is exact, and a half rounds up, away from zero, as llround rounds it.
 SimTime round_ns(double ns) {
   if (!(ns >= 0 && ns <= static_cast<double>(kMaxStepTime))) throw_step_too_long(ns);
-  return std::llround(ns);
+  const auto whole = static_cast<SimTime>(ns);
+  return ns - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ Engine::Engine(const EngineConfig& config, const TimeModel& time_model, const Sp
       acceptance_(acceptance),
       policy_(policy),
       metrics_(metrics),
+      draw_confidences_(policy.reads_confidences() || !acceptance.confidences_optional()),
       front_end_(config.front_end) {
   if (config_.kv_capacity_tokens <= 0) throw std::invalid_argument("kv capacity must be > 0");
   if (config_.max_running <= 0) throw std::invalid_argument("max_running must be > 0");
@@ -192,7 +193,8 @@ void Engine::plan_decode(StepPlan& plan) {
   if (count == 0) return;
 
   const std::span<const DraftSlot> draft_slots(draft_slots_.data(), count);
-  const std::span<float> confidences(confidences_.data(), count * static_cast<std::size_t>(gamma));
+  const std::span<float> confidences(
+      confidences_.data(), draw_confidences_ ? count * static_cast<std::size_t>(gamma) : 0);
   const std::span<int> hidden_accepted(hidden_accepted_.data(), count);
   const std::span<int> lengths(lengths_.data(), count);
   std::fill(lengths.begin(), lengths.end(), -1);
@@ -379,6 +381,38 @@ void Engine::finish_step(EngineLane lane, SimTime now) {
   }
   metrics_.on_step(rec);
   for (std::uint32_t slot : finished_) complete(slot, now);
+}
+
+namespace {
+constexpr std::size_t kCacheLine = 64;
+void prefetch_lines(const void* start, std::size_t bytes) {
+  const auto* p = static_cast<const char*>(start);
+  for (std::size_t offset = 0; offset < bytes; offset += kCacheLine) {
+    __builtin_prefetch(p + offset);
+  }
+}
+}  // namespace
+
+void Engine::prefetch_object() const {
+  prefetch_lines(this, sizeof(*this));
+}
+
+void Engine::prefetch_step(EngineLane lane) const {
+  const StepPlan& plan = plans_[static_cast<int>(lane)];
+  if (!plan.active) return;
+  const std::size_t decodes = plan.decodes;
+  if (decodes != 0) {
+    prefetch_lines(plan.decode_slots.data(), decodes * sizeof(std::uint32_t));
+    prefetch_lines(plan.commits.data(), decodes * sizeof(std::int64_t));
+    prefetch_lines(plan.accepted_drafts.data(), decodes * sizeof(std::int64_t));
+    prefetch_lines(plan.verified_drafts.data(), decodes * sizeof(std::int64_t));
+  }
+  // The requests the step holds (a few: a fleet replica runs about one at a time).
+  const std::size_t requests = std::min<std::size_t>(running_.size(), 4);
+  prefetch_lines(running_.data(), requests * sizeof(std::uint32_t));
+  for (std::size_t i = 0; i < requests; ++i) prefetch_lines(&slots_[running_[i]], sizeof(Request));
+  prefetch_lines(draft_slots_.data(), requests * sizeof(DraftSlot));
+  metrics_.prefetch_step();
 }
 
 void Engine::report_step(const StepPlan& plan) {

@@ -113,6 +113,12 @@ class Engine {
   const EngineConfig& config() const { return config_; }
   // For a cluster's replicas: see MetricsCollector::batch_itl_adds (no change to any output).
   void batch_itl_adds() { metrics_.batch_itl_adds(); }
+  // Cache hints for a fleet's loop, which warms the replica whose step ends next while it works on
+  // another: prefetches only, no state or output changes. prefetch_object: this object's lines;
+  // prefetch_step: what finishing `lane`'s step and starting the next read through them (call it
+  // once prefetch_object's lines have arrived, so its own reads hit).
+  void prefetch_object() const;
+  void prefetch_step(EngineLane lane) const;
 
  private:
   // One lane's in-flight step: what to apply at its end.
@@ -151,6 +157,8 @@ class Engine {
   AcceptanceModel& acceptance_;
   VerificationPolicy& policy_;
   MetricsCollector& metrics_;
+  // False when neither the policy reads confidences nor the model needs to draw them.
+  bool draw_confidences_ = true;
   CompletionHandler on_complete_;
   StepObserver on_step_;
   DeliveryObserver on_delivery_;

@@ -23,6 +23,16 @@ PerSecondBin& MetricsCollector::bin(std::size_t index) {
   return bins_[index];
 }
 
+void MetricsCollector::prefetch_step() const {
+  __builtin_prefetch(&counters_);
+  __builtin_prefetch(reinterpret_cast<const char*>(&counters_) + sizeof(counters_) - 1);
+  __builtin_prefetch(&pending_now_);
+  __builtin_prefetch(&pending_by_tokens_[1]);
+  __builtin_prefetch(&deferred_count_);
+  __builtin_prefetch(&deferred_[std::min(deferred_count_, kDeferredAdds - 1)]);
+  if (!bins_.empty()) __builtin_prefetch(&bins_.back());
+}
+
 void MetricsCollector::on_step(const StepRecord& s) {
   flush_gaps();
   auto& c = counters_;
@@ -55,6 +65,17 @@ void MetricsCollector::on_step(const StepRecord& s) {
   }
 }
 
+// Inline (defined before its callers): one replica calls it twice per distinct gap, and the
+// call itself was most of its cost there.
+inline void MetricsCollector::defer(ItlKind histogram, double value, std::int64_t weight) const {
+  if (!batch_itl_adds_) {
+    (histogram == ItlKind::kStep ? itl_step_ms_ : itl_token_ms_).add(value, weight);
+    return;
+  }
+  if (deferred_count_ == kDeferredAdds) apply_deferred();
+  deferred_[deferred_count_++] = DeferredAdd{histogram, value, weight};
+}
+
 void MetricsCollector::add_gap(SimTime now, SimTime previous, std::int64_t tokens) {
   if (now != pending_now_ || previous != pending_previous_) {
     flush_gaps();
@@ -70,15 +91,6 @@ void MetricsCollector::add_gap(SimTime now, SimTime previous, std::int64_t token
   const double gap_ms = sim_time_to_ms(now - previous);
   defer(ItlKind::kStep, gap_ms, 1);
   defer(ItlKind::kToken, gap_ms / static_cast<double>(tokens), tokens);
-}
-
-void MetricsCollector::defer(ItlKind histogram, double value, std::int64_t weight) const {
-  if (!batch_itl_adds_) {
-    (histogram == ItlKind::kStep ? itl_step_ms_ : itl_token_ms_).add(value, weight);
-    return;
-  }
-  if (deferred_count_ == kDeferredAdds) apply_deferred();
-  deferred_[deferred_count_++] = DeferredAdd{histogram, value, weight};
 }
 
 void MetricsCollector::apply_deferred() const {

@@ -91,6 +91,8 @@ class MetricsCollector {
   // cluster's replicas, whose histograms are out of cache at each step. One replica's stay in
   // cache, and batching would only cost it instructions.
   void batch_itl_adds() { batch_itl_adds_ = true; }
+  // Cache hint (Engine::prefetch_step): the lines the next on_tokens/on_step calls write.
+  void prefetch_step() const;
 
   const AggregateCounters& counters() const { return counters_; }
   const std::vector<PerSecondBin>& per_second() const { return bins_; }

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "common/csv_row.hpp"
 #include "common/csv_table.hpp"
@@ -23,6 +24,7 @@
 #include "experiments/run/problem_list.hpp"
 #include "experiments/sweep/sweep_config.hpp"
 #include "profiles/profile_io.hpp"
+#include "sim/cluster/subprocess.hpp"
 
 namespace sparksim {
 
@@ -182,28 +184,40 @@ std::vector<SloTerm> parse_slo_spec(const std::string& text) {
   return terms;
 }
 
+ReplicaSearch::ReplicaSearch(std::int64_t max_n) : max_n_(max_n) {
+  if (max_n >= 1) next_ = 1;
+}
+
+void ReplicaSearch::record(bool meets) {
+  if (!next_) throw std::logic_error("ReplicaSearch::record after the search ended");
+  const std::int64_t n = *next_;
+  next_.reset();
+  if (passing_ == 0) {  // doubling: 1, 2, 4, ... up to max_n
+    if (meets) {
+      passing_ = n;
+    } else {
+      failing_ = n;
+      if (n == max_n_) return;  // unmet within max_n
+      next_ = std::min(n * 2, max_n_);
+      return;
+    }
+  } else if (meets) {  // bisecting between the last failing and the first passing count
+    passing_ = n;
+  } else {
+    failing_ = n;
+  }
+  if (passing_ - failing_ > 1) {
+    next_ = failing_ + (passing_ - failing_) / 2;
+  } else {
+    answer_ = passing_;
+  }
+}
+
 std::optional<std::int64_t> search_min_replicas(std::int64_t max_n,
                                                 const std::function<bool(std::int64_t)>& meets) {
-  if (max_n < 1) return std::nullopt;
-  std::int64_t failing = 0;  // largest count known to fail (0: none tried)
-  std::int64_t passing = 0;  // smallest count known to pass
-  for (std::int64_t n = 1;; n = std::min(n * 2, max_n)) {
-    if (meets(n)) {
-      passing = n;
-      break;
-    }
-    failing = n;
-    if (n == max_n) return std::nullopt;
-  }
-  while (passing - failing > 1) {
-    const std::int64_t mid = failing + (passing - failing) / 2;
-    if (meets(mid)) {
-      passing = mid;
-    } else {
-      failing = mid;
-    }
-  }
-  return passing;
+  ReplicaSearch search(max_n);
+  while (const auto n = search.next()) search.record(meets(*n));
+  return search.answer();
 }
 
 const PlanEvaluation* PolicyPlan::at(std::int64_t replicas) const {
@@ -360,11 +374,18 @@ void name_unfit_plan(PolicyPlan& plan, const std::string& entry, const std::stri
   }
 }
 
-// The fewest replicas of `candidate` that serve `setup` within the SLO (doubling, then
-// bisection), every count simulated recorded in plan.evaluations.
-void search_replicas(PolicyPlan& plan, const PlanResult& result, const PlanOptions& o,
-                     const FleetSimulator& fleet, const TopologyCandidate& candidate,
-                     const RunSetup& setup, std::int64_t requests, int jobs) {
+// A plan's search before it runs: what it simulates and with which fleet.
+struct PendingSearch {
+  std::size_t plan = 0;  // index in PlanResult::plans
+  const FleetSimulator* fleet = nullptr;
+  const RunSetup* setup = nullptr;
+  std::int64_t ranks = 1;  // simulated engines per replica
+};
+
+// Names the plan of `candidate` for `setup` and bounds its search (no simulation yet).
+void begin_search(PolicyPlan& plan, const PlanResult& result, const PlanOptions& o,
+                  const TopologyCandidate& candidate, const RunSetup& setup,
+                  std::int64_t requests) {
   plan.profile_source = setup.profile.provenance.source;
   plan.drafter = setup.engine.drafter.name;
   plan.policy = setup.policy_spec.text();
@@ -377,12 +398,66 @@ void search_replicas(PolicyPlan& plan, const PlanResult& result, const PlanOptio
     plan.max_replicas =
         std::min<std::int64_t>(plan.max_replicas, o.topology.max_gpus / plan.gpus_per_replica);
   }
-  plan.replicas = search_min_replicas(plan.max_replicas, [&](std::int64_t n) {
-    FleetOutcome outcome = fleet.simulate(setup, n * ranks, jobs);
-    outcome.replicas = n;
-    plan.evaluations.push_back(judge(result.terms, std::move(outcome)));
-    return plan.evaluations.back().meets;
-  });
+}
+
+// Judges one simulated count of a search and records it in the plan.
+bool record_evaluation(PolicyPlan& plan, const PlanResult& result, FleetOutcome outcome,
+                       std::int64_t replicas) {
+  outcome.replicas = replicas;
+  plan.evaluations.push_back(judge(result.terms, std::move(outcome)));
+  return plan.evaluations.back().meets;
+}
+
+// The fewest replicas that serve each pending search's setup within the SLO (doubling, then
+// bisection), every count simulated recorded in its plan's evaluations, in the order tried.
+// Fleets simulated in this process search one after another (each uses `jobs` threads); fleets
+// that fork (the cluster layer) search side by side, up to `jobs` children at once. Each search
+// tries the same counts in the same order either way, so the outputs do not depend on `jobs`.
+void run_searches(const std::vector<PendingSearch>& pending, PlanResult& result, int jobs) {
+  std::vector<ReplicaSearch> searches;
+  for (const PendingSearch& s : pending) searches.emplace_back(result.plans[s.plan].max_replicas);
+  std::vector<std::size_t> forked;
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    const PendingSearch& s = pending[i];
+    PolicyPlan& plan = result.plans[s.plan];
+    if (s.fleet->forks()) {
+      forked.push_back(i);
+      continue;
+    }
+    while (const auto n = searches[i].next()) {
+      const FleetOutcome outcome = s.fleet->simulate(*s.setup, *n * s.ranks, jobs);
+      searches[i].record(record_evaluation(plan, result, outcome, *n));
+    }
+    plan.replicas = searches[i].answer();
+  }
+  // Forking fleets: keep the pool full, the earlier searches first.
+  SubprocessPool pool(jobs);
+  std::vector<FleetOutcome> running(pending.size());  // per search: the outcome awaiting its child
+  std::vector<bool> busy(pending.size(), false);
+  while (true) {
+    for (const std::size_t i : forked) {
+      while (!busy[i] && !pool.full() && searches[i].next()) {
+        const PendingSearch& s = pending[i];
+        const std::int64_t n = *searches[i].next();
+        FleetSimulator::ChildRun run = s.fleet->child_run(*s.setup, n * s.ranks);
+        if (!run.body) {  // nothing to simulate: the outcome is final
+          searches[i].record(record_evaluation(result.plans[s.plan], result, run.outcome, n));
+          continue;
+        }
+        running[i] = std::move(run.outcome);
+        pool.start(i, run.body);
+        busy[i] = true;
+      }
+    }
+    if (pool.empty()) break;
+    const auto [i, text] = pool.wait_any();
+    const PendingSearch& s = pending[i];
+    busy[i] = false;
+    s.fleet->finish_child_run(running[i], text);
+    searches[i].record(record_evaluation(result.plans[s.plan], result, std::move(running[i]),
+                                         *searches[i].next()));
+  }
+  for (const std::size_t i : forked) result.plans[pending[i].plan].replicas = searches[i].answer();
 }
 
 TopologyOutcome topology_outcome(const PolicyPlan& plan) {
@@ -436,9 +511,10 @@ PreparedPlan prepare_plan(const PlanOptions& o, PlanResult& result) {
 // topologies, one verdict per policy and fleet).
 void search_plans(const PlanOptions& o, const PreparedPlan& prepared, PlanResult& result) {
   const int jobs = o.jobs > 0 ? o.jobs : default_jobs();
+  const std::size_t first = result.plans.size();
+  std::vector<PendingSearch> pending;
   for (std::size_t p = 0; p < o.policies.size(); ++p) {
     for (const auto& fleet : prepared.fleets) {
-      std::vector<TopologyOutcome> outcomes;
       for (std::size_t c = 0; c < prepared.candidates.size(); ++c) {
         const TopologyCandidate& candidate = prepared.candidates[c];
         PolicyPlan plan;
@@ -452,14 +528,23 @@ void search_plans(const PlanOptions& o, const PreparedPlan& prepared, PlanResult
           name_unfit_plan(plan, o.policies[p], o.default_drafter, prepared.setups, p);
           plan.gpus_per_replica = candidate.gpus_per_replica;
         } else {
-          search_replicas(plan, result, o, *fleet, candidate, prepared.setups[c][p],
-                          prepared.requests, jobs);
+          const RunSetup& setup = prepared.setups[c][p];
+          begin_search(plan, result, o, candidate, setup, prepared.requests);
+          pending.push_back(PendingSearch{result.plans.size(), fleet.get(), &setup,
+                                          candidate.engines_per_replica});
         }
-        outcomes.push_back(topology_outcome(plan));
         result.plans.push_back(std::move(plan));
       }
-      if (o.topology.active()) result.verdicts.push_back(choose_topology(outcomes));
     }
+  }
+  run_searches(pending, result, jobs);
+  if (!o.topology.active()) return;
+  const std::size_t group = prepared.candidates.size();
+  for (std::size_t g = first; g + group <= result.plans.size(); g += group) {
+    std::vector<TopologyOutcome> outcomes;
+    for (std::size_t c = 0; c < group; ++c)
+      outcomes.push_back(topology_outcome(result.plans[g + c]));
+    result.verdicts.push_back(choose_topology(outcomes));
   }
 }
 

@@ -46,6 +46,23 @@ std::vector<SloTerm> parse_slo_spec(const std::string& text);
 std::optional<std::int64_t> search_min_replicas(std::int64_t max_n,
                                                 const std::function<bool(std::int64_t)>& meets);
 
+// That search one count at a time, for a caller that runs several searches at once: next() is
+// the count to try (nullopt once the search is over), record() its verdict, answer() the result.
+// search_min_replicas is a loop over it, so both try the same counts in the same order.
+class ReplicaSearch {
+ public:
+  explicit ReplicaSearch(std::int64_t max_n);
+  std::optional<std::int64_t> next() const { return next_; }
+  void record(bool meets);
+  std::optional<std::int64_t> answer() const { return answer_; }
+
+ private:
+  std::int64_t max_n_;
+  std::int64_t failing_ = 0;  // largest count known to fail (0: none tried)
+  std::int64_t passing_ = 0;  // smallest count known to pass (0: none yet, still doubling)
+  std::optional<std::int64_t> next_, answer_;
+};
+
 struct PlanEvaluation {
   FleetOutcome fleet;          // samples dropped after judging (memory)
   std::vector<double> values;  // one per SLO term

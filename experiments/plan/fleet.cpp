@@ -12,6 +12,7 @@
 #include "experiments/run/cluster_experiment.hpp"
 #include "experiments/run/parallel_runner.hpp"
 #include "sim/cluster/router.hpp"
+#include "sim/cluster/subprocess.hpp"
 
 namespace sparksim {
 
@@ -66,8 +67,8 @@ class RoundRobinFleet final : public FleetSimulator {
 };
 
 // `sparksim cluster` on the built-in topology, one forked child per candidate count (SimGrid
-// allows one simulation per process). `jobs` is unused: children run one at a time, since fork
-// keeps only the calling thread.
+// allows one simulation per process). `jobs` is unused by simulate(): fork keeps only the calling
+// thread, so a caller that wants several counts at once forks them itself (child_run).
 class ClusterFleet final : public FleetSimulator {
  public:
   ClusterFleet(std::string router, double prefill_share)
@@ -90,7 +91,15 @@ class ClusterFleet final : public FleetSimulator {
   }
 
   FleetOutcome simulate(const RunSetup& setup, std::int64_t replicas, int) const override {
-    FleetOutcome f;
+    ChildRun run = child_run(setup, replicas);
+    if (run.body) finish_child_run(run.outcome, run_in_subprocess(run.body));
+    return run.outcome;
+  }
+
+  bool forks() const override { return true; }
+  ChildRun child_run(const RunSetup& setup, std::int64_t replicas) const override {
+    ChildRun run;
+    FleetOutcome& f = run.outcome;
     f.replicas = replicas;
     f.gpus = replicas * setup.gpus;
     f.requests_total = static_cast<std::int64_t>(setup.trace.requests.size());
@@ -101,11 +110,16 @@ class ClusterFleet final : public FleetSimulator {
       f.prefill_replicas = prefill_replicas_for(prefill_share_, replicas);
       if (f.prefill_replicas == 0) {
         f.infeasible = "a disaggregated layout needs at least 2 replicas";
-        return f;
+        return run;
       }
       options.prefill_replicas = f.prefill_replicas;
     }
-    const ClusterResult result = execute_cluster_in_subprocess(prepare_cluster(setup, options));
+    run.body = cluster_child(prepare_cluster(setup, options));
+    return run;
+  }
+
+  void finish_child_run(FleetOutcome& f, const std::string& text) const override {
+    const ClusterResult result = cluster_child_result(text);
     const auto& s = result.summary;
     f.requests_total = s.at("requests_total").get<std::int64_t>();
     f.requests_completed = s.at("requests_completed").get<std::int64_t>();
@@ -114,7 +128,6 @@ class ClusterFleet final : public FleetSimulator {
     f.duration_s = s.at("sim_duration_s").get<double>();
     f.samples.add_requests_csv(result.requests_csv);
     finish(f);
-    return f;
   }
 
  private:

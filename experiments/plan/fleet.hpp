@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,21 @@ class FleetSimulator {
   // Throws InputError if `setup` cannot run on this fleet at all (simulate() would throw), so a
   // caller can report it before simulating anything.
   virtual void check(const RunSetup& setup) const = 0;
+
+  // A fleet simulated in a forked child (the cluster layer; forks() is true) also lets its caller
+  // fork: a plan then runs several counts at once (SubprocessPool). child_run gives the child's
+  // work for a count and the outcome so far; finish_child_run completes that outcome from the
+  // child's result. A count that needs no simulation comes back with an empty body and its final
+  // outcome. simulate() is exactly these two around run_in_subprocess.
+  struct ChildRun {
+    std::function<std::string()> body;
+    FleetOutcome outcome;
+  };
+  virtual bool forks() const { return false; }
+  virtual ChildRun child_run(const RunSetup& /*setup*/, std::int64_t /*replicas*/) const {
+    throw std::logic_error("child_run on a fleet that does not fork");
+  }
+  virtual void finish_child_run(FleetOutcome& /*outcome*/, const std::string& /*text*/) const {}
 };
 
 // The replicas of N that prefill at `prefill_share` S in (0, 1): round(S × N), at least 1 and

@@ -55,7 +55,7 @@ void add_counters(AggregateCounters& sum, const AggregateCounters& c) {
 // One replica: its engine and everything the engine refers to.
 struct ReplicaRig {
   std::unique_ptr<VerificationPolicy> policy;
-  std::unique_ptr<AcceptanceModel> acceptance;
+  std::shared_ptr<AcceptanceModel> acceptance;  // one for every replica when it is shareable
   std::unique_ptr<MetricsCollector> metrics;
   std::unique_ptr<LiveSps> live_sps;  // the `live` belief only
   std::unique_ptr<Engine> engine;
@@ -177,8 +177,9 @@ ClusterSetup prepare_cluster(const RunSetup& run, const ClusterOptions& options)
 
 namespace {
 
-// Every replica's engine (with its own policy, acceptance model and metrics) on one time model
-// and SPS table; the first `prefill` replicas prefill when the cluster is disaggregated.
+// Every replica's engine (its own policy and metrics, its own acceptance model unless one can be
+// shared) on one time model and SPS table; the first `prefill` replicas prefill when the cluster is
+// disaggregated.
 std::vector<ReplicaRig> build_rigs(const RunSetup& rs, std::size_t n, std::size_t prefill,
                                    const TimeModel& time_model, const SpsTable& sps) {
   std::vector<ReplicaRig> rigs(n);
@@ -187,9 +188,14 @@ std::vector<ReplicaRig> build_rigs(const RunSetup& rs, std::size_t n, std::size_
     rig.role = prefill == 0 ? ReplicaRole::kColocated
                             : (i < prefill ? ReplicaRole::kPrefill : ReplicaRole::kDecode);
     rig.policy = make_policy(rs.policy_spec, PolicyContext{rs.engine.drafter.gamma});
-    rig.acceptance = make_acceptance_model(
-        rs.acceptance_spec,
-        AcceptanceContext{rs.engine.drafter, rs.profile.target, rs.options.seed});
+    // Every replica's model is built from the same spec and seed: a shareable one is built once.
+    if (i > 0 && rigs[0].acceptance->shareable()) {
+      rig.acceptance = rigs[0].acceptance;
+    } else {
+      rig.acceptance = make_acceptance_model(
+          rs.acceptance_spec,
+          AcceptanceContext{rs.engine.drafter, rs.profile.target, rs.options.seed});
+    }
     rig.metrics = std::make_unique<MetricsCollector>(nullptr);
     rig.engine = std::make_unique<Engine>(rs.engine, time_model, sps, *rig.acceptance, *rig.policy,
                                           *rig.metrics);
@@ -469,16 +475,23 @@ nlohmann::ordered_json cluster_to_directory(const ClusterOptions& options) {
   return outcome.summary;
 }
 
-ClusterResult execute_cluster_in_subprocess(const ClusterSetup& setup) {
-  const std::string text = run_in_subprocess([&] {
+std::function<std::string()> cluster_child(const ClusterSetup& setup) {
+  return [setup] {
     std::ostringstream requests;
     nlohmann::ordered_json both;
     both["summary"] = execute_cluster(setup, &requests).summary;
     both["requests_csv"] = requests.str();
     return both.dump();
-  });
+  };
+}
+
+ClusterResult cluster_child_result(const std::string& text) {
   auto both = nlohmann::ordered_json::parse(text);
   return ClusterResult{std::move(both["summary"]), both["requests_csv"].get<std::string>()};
+}
+
+ClusterResult execute_cluster_in_subprocess(const ClusterSetup& setup) {
+  return cluster_child_result(run_in_subprocess(cluster_child(setup)));
 }
 
 }  // namespace sparksim

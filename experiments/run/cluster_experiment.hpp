@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -80,5 +81,9 @@ struct ClusterResult {
 // execute_cluster in a forked child (no files written). Any number of times per process: what
 // `sparksim plan` calls to compare routers and layouts. Same errors as execute_cluster.
 ClusterResult execute_cluster_in_subprocess(const ClusterSetup& setup);
+// Its two halves, for a caller that forks the child itself (several at once, SubprocessPool):
+// what the child runs (it keeps its own copy of `setup`), and the result from what it sent.
+std::function<std::string()> cluster_child(const ClusterSetup& setup);
+ClusterResult cluster_child_result(const std::string& text);
 
 }  // namespace sparksim

@@ -49,6 +49,14 @@ class AcceptanceModel {
   // hidden_accepted[r] ∈ [0, γ]. Must be a pure function of (run seed, slot), not of the batch.
   virtual void draft(std::span<const DraftSlot> slots, int gamma, std::span<float> confidences,
                      std::span<int> hidden_accepted) = 0;
+  // True when draft() also takes an empty `confidences` (nobody reads them) and then writes the
+  // same hidden outcomes and moves its state exactly as with them. A recorder that logs them
+  // keeps the default.
+  virtual bool confidences_optional() const { return false; }
+  // True when the model keeps nothing of its own between calls (every request's state is in its
+  // AcceptanceState), so one instance can serve many engines: a cluster's replicas then share one
+  // and its tables stay in cache.
+  virtual bool shareable() const { return false; }
 
   // After the policy decided: slot r verifies lengths[r] drafts and commits
   // min(lengths[r], hidden_accepted[r]) + 1 tokens (fewer if the output ends). Models that produce

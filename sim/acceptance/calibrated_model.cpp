@@ -245,17 +245,27 @@ void CalibratedAcceptanceModel::draft(std::span<const DraftSlot> slots, int gamm
   // The common block sizes get a copy with γ known at compile time (its position loops unroll);
   // every copy does the same arithmetic in the same order, so the outputs are identical. A kept
   // optimisation: sim/acceptance/README.md has its figure.
+  // Without confidences (nobody reads them) a copy that draws the hidden outcomes only: a test
+  // per row in the shared copy cost 15 instructions per request-step of the full draw.
+  if (confidences.empty()) {
+    switch (gamma) {
+      case 7:
+        return draft_rows<7, false>(slots, gamma, confidences, hidden_accepted);
+      default:
+        return draft_rows<0, false>(slots, gamma, confidences, hidden_accepted);
+    }
+  }
   switch (gamma) {
     case 5:
-      return draft_rows<5>(slots, gamma, confidences, hidden_accepted);
+      return draft_rows<5, true>(slots, gamma, confidences, hidden_accepted);
     case 7:
-      return draft_rows<7>(slots, gamma, confidences, hidden_accepted);
+      return draft_rows<7, true>(slots, gamma, confidences, hidden_accepted);
     default:
-      return draft_rows<0>(slots, gamma, confidences, hidden_accepted);
+      return draft_rows<0, true>(slots, gamma, confidences, hidden_accepted);
   }
 }
 
-template <int kGamma>
+template <int kGamma, bool kConfidences>
 void CalibratedAcceptanceModel::draft_rows(std::span<const DraftSlot> slots, int runtime_gamma,
                                            std::span<float> confidences,
                                            std::span<int> hidden_accepted) {
@@ -289,6 +299,7 @@ void CalibratedAcceptanceModel::draft_rows(std::span<const DraftSlot> slots, int
     // (u < S_k is S_k > u; the table is padded for the lanes past γ.)
     const int accepted = count_above(survival, gamma, u);
     hidden_accepted[r] = accepted;
+    if constexpr (!kConfidences) continue;  // nobody reads them (confidences_optional)
 
     // Confidences: σ(β/T_k · (a_k + m + Δ s_k)), s_k = ±Δ/2 + n_k by position k's outcome: the
     // record's for k <= accepted, a draw from σ(a_k + m) after the first rejection. Three passes

@@ -61,6 +61,10 @@ class CalibratedAcceptanceModel final : public AcceptanceModel {
   void init_request(std::uint64_t request_id, Domain domain, AcceptanceState& state) override;
   void draft(std::span<const DraftSlot> slots, int gamma, std::span<float> confidences,
              std::span<int> hidden_accepted) override;
+  // The confidences draw from their own hash fields, never from the state or the outcome's.
+  bool confidences_optional() const override { return true; }
+  // Its tables are fixed at construction; draft() moves only the slots' states.
+  bool shareable() const override { return true; }
   std::vector<std::string> notes() const override { return config_.curves.notes; }
 
   const CalibratedModelConfig& config() const { return config_; }
@@ -92,8 +96,9 @@ class CalibratedAcceptanceModel final : public AcceptanceModel {
   };
   static constexpr int kBinsPerUnit = 32;
 
-  // draft() for a block of kGamma positions (0: runtime_gamma), the loops' trip count fixed.
-  template <int kGamma>
+  // draft() for a block of kGamma positions (0: runtime_gamma), the loops' trip count fixed;
+  // kConfidences false: the hidden outcomes only (confidences_optional).
+  template <int kGamma, bool kConfidences>
   void draft_rows(std::span<const DraftSlot> slots, int runtime_gamma, std::span<float> confidences,
                   std::span<int> hidden_accepted);
   void set_head(int domain, const ConfidenceHead& head);

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <memory>
 #include <optional>
-#include <queue>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "sim/cluster/load_tournament.hpp"
 #include "sim/event_queue.hpp"
@@ -78,32 +78,54 @@ class Agenda {
     if (kind == EventKind::kStepStart && (starts_.empty() || starts_.back().time <= time)) {
       starts_.push(event);
     } else {
-      heap_.push(event);
+      push_heap(event);
     }
   }
   const Event& top() const {
-    if (starts_.empty()) return heap_.top();
-    if (heap_.empty() || runs_before(starts_.front(), heap_.top())) return starts_.front();
-    return heap_.top();
+    if (starts_.empty()) return heap_.front();
+    if (heap_.empty() || runs_before(starts_.front(), heap_.front())) return starts_.front();
+    return heap_.front();
   }
   Event pop() {
     Event e;
-    if (!starts_.empty() && (heap_.empty() || runs_before(starts_.front(), heap_.top()))) {
+    if (!starts_.empty() && (heap_.empty() || runs_before(starts_.front(), heap_.front()))) {
       e = starts_.front();
       starts_.pop();
     } else {
-      e = heap_.top();
-      heap_.pop();
+      e = heap_.front();
+      std::pop_heap(heap_.begin(), heap_.end(), Later{});
+      heap_.pop_back();
     }
     return e;
   }
   bool empty() const { return heap_.empty() && starts_.empty(); }
+  // No event at or before `time`.
+  bool nothing_due_by(SimTime time) const {
+    return starts_.empty() && (heap_.empty() || heap_.front().time > time);
+  }
+  // Uses up the sequence number an event pushed now would take (the loop ran that event at
+  // once instead), so every later event is numbered as if it had been pushed.
+  void skip_sequence() { ++next_sequence_; }
+  // The heap's next event and the one after it (null when absent), for cache hints: the loop
+  // warms the replicas whose steps end next. An event pushed meanwhile may run before them, so a
+  // hint can be wasted, never wrong.
+  const Event* heap_next() const { return heap_.empty() ? nullptr : &heap_.front(); }
+  const Event* heap_after_next() const {
+    if (heap_.size() < 2) return nullptr;
+    if (heap_.size() == 2 || runs_before(heap_[1], heap_[2])) return &heap_[1];
+    return &heap_[2];
+  }
 
  private:
   struct Later {
     bool operator()(const Event& a, const Event& b) const { return runs_before(b, a); }
   };
-  std::priority_queue<Event, std::vector<Event>, Later> heap_;
+  void push_heap(const Event& e) {
+    heap_.push_back(e);
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
+  }
+  // A binary heap under Later (what std::priority_queue keeps, but its second level readable).
+  std::vector<Event> heap_;
   EventRing starts_;  // step starts, in push order (= agenda order, see above)
   std::uint64_t next_sequence_ = 0;
 };
@@ -199,6 +221,7 @@ class ClusterLoop {
       switch (event.kind) {
         case EventKind::kStepEnd: {
           const std::size_t r = event.payload >> 1;
+          warm_next_steps();
           stats_.replicas[r].end_time = event.time;
           engine(r).finish_step(static_cast<EngineLane>(event.payload & 1), event.time);
           mark_stale(r);
@@ -208,23 +231,22 @@ class ClusterLoop {
         case EventKind::kArrival:
           changed = on_arrival_kind(event);
           break;
-        case EventKind::kStepStart: {
-          const std::size_t r = event.payload;
-          stats_.replicas[r].end_time = event.time;
-          start_pending_[r] = false;
-          mark_stale(r);
-          for (EngineLane lane : {EngineLane::kMain, EngineLane::kPrefill}) {
-            if (auto end = engine(r).try_start_step(lane, event.time)) {
-              agenda_.push(*end, EventKind::kStepEnd, (r << 1) | static_cast<std::uint64_t>(lane));
-            }
-          }
+        case EventKind::kStepStart:
+          start_steps(event.payload, event.time);
           continue;  // a failed start changes nothing: only a later event may enable one
-        }
       }
       // State changed at this instant: plan a step once every event at this time has been seen.
       if (changed && !start_pending_[*changed] && !engine(*changed).idle()) {
-        agenda_.push(event.time, EventKind::kStepStart, *changed);
-        start_pending_[*changed] = true;
+        if (start_runs_next(event.time)) {
+          // Nothing else is due at this instant, so the start would be the very next event: run
+          // it now, counted and numbered as if it had gone through the agenda.
+          agenda_.skip_sequence();
+          ++stats_.events;
+          start_steps(*changed, event.time);
+        } else {
+          agenda_.push(event.time, EventKind::kStepStart, *changed);
+          start_pending_[*changed] = true;
+        }
       }
     }
     // As run_simulation: a replica's front end may stream its last chunk after its last event.
@@ -238,6 +260,37 @@ class ClusterLoop {
 
  private:
   Engine& engine(std::size_t r) { return *w_.replicas[r].engine; }
+
+  // A step-start event of replica r at `time`: each idle lane with work starts a step.
+  void start_steps(std::size_t r, SimTime time) {
+    stats_.replicas[r].end_time = time;
+    start_pending_[r] = false;
+    mark_stale(r);
+    for (EngineLane lane : {EngineLane::kMain, EngineLane::kPrefill}) {
+      if (auto end = engine(r).try_start_step(lane, time)) {
+        agenda_.push(*end, EventKind::kStepEnd, (r << 1) | static_cast<std::uint64_t>(lane));
+      }
+    }
+  }
+
+  // Whether a step start pushed now at `time` would be the next event the loop pops: nothing
+  // else due at `time` and no transfer that could land before it.
+  bool start_runs_next(SimTime time) const {
+    return (!w_.transport || !w_.transport->busy()) && agenda_.nothing_due_by(time);
+  }
+
+  // Cache hints, given while a step end is handled: a thousand replicas' state does not stay in
+  // cache between their steps, and the next step ends are known. The replica after next gets its
+  // engine object fetched; the next one (whose object the previous hint fetched) what its step's
+  // end and the following start read through that object. Prefetches only: nothing changes.
+  void warm_next_steps() const {
+    if (const Event* e = agenda_.heap_after_next(); e && e->kind == EventKind::kStepEnd) {
+      w_.replicas[e->payload >> 1].engine->prefetch_object();
+    }
+    if (const Event* e = agenda_.heap_next(); e && e->kind == EventKind::kStepEnd) {
+      w_.replicas[e->payload >> 1].engine->prefetch_step(static_cast<EngineLane>(e->payload & 1));
+    }
+  }
 
   // Transfers landing no later than the next event become arrival-kind events at their landing
   // time (never before the current instant: the agenda does not travel back).

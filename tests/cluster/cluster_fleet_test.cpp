@@ -172,6 +172,21 @@ TEST_CASE("plan compares routers and colocated against disaggregated layouts") {
     CHECK(saw_n);
     CHECK(saw_below);
   }
+  // The cluster fleets' searches side by side (two children at once) try the same counts and
+  // write the same files, byte for byte.
+  std::string two_jobs = workload;
+  two_jobs.replace(two_jobs.find("--jobs 1"), 8, "--jobs 2");
+  const auto parallel = run_cli(two_jobs + "--router round-robin kv-aware --prefill-share 0 0.5 " +
+                                    "--out " + (dir / "plan2").string(),
+                                dir);
+  INFO(parallel.output);
+  REQUIRE(parallel.exit_code == 0);
+  const auto answers = [](const std::string& out) { return out.substr(0, out.find("wrote")); };
+  CHECK(answers(parallel.output) == answers(r.output));
+  for (const char* file : {"plan.csv", "search.csv"}) {
+    INFO(file);
+    CHECK(read_file(dir / "plan2" / file) == read_file(dir / "plan" / file));
+  }
   const auto config = read_json(dir / "plan" / "config.json");
   CHECK(config["routers"] == nlohmann::json::array({"round-robin", "kv-aware"}));
   CHECK(config["layouts"] == nlohmann::json::array({"colocated", "prefill-share=0.5"}));

@@ -170,6 +170,37 @@ TEST_CASE("draws are a pure function of seed, request and step, whatever the bat
   CHECK(first == again);
 }
 
+TEST_CASE("without confidences the draws and the request states are the same") {
+  // A policy that reads no confidences lets the engine skip them (confidences_optional); the
+  // hidden outcomes and the states the next steps start from must not notice. One model, so
+  // also one instance serving two sets of requests (shareable).
+  auto model = make_model(drafter(DrafterFamily::kDspark, 7), "qwen3-8b", 5);
+  REQUIRE(model.confidences_optional());
+  REQUIRE(model.shareable());
+  const int n = 9;
+  std::vector<AcceptanceState> with(n), without(n);
+  for (int i = 0; i < n; ++i) {
+    model.init_request(static_cast<std::uint64_t>(40 + i), Domain::kChat, with[i]);
+    model.init_request(static_cast<std::uint64_t>(40 + i), Domain::kChat, without[i]);
+  }
+  for (int step = 0; step < 30; ++step) {
+    std::vector<DraftSlot> a, b;
+    for (int i = 0; i < n; ++i) {
+      a.push_back({static_cast<std::uint64_t>(40 + i), Domain::kChat, step, 0, &with[i]});
+      b.push_back({static_cast<std::uint64_t>(40 + i), Domain::kChat, step, 0, &without[i]});
+    }
+    std::vector<float> c(n * 7);
+    std::vector<int> ha(n, -1), hb(n, -1);
+    model.draft(a, 7, c, ha);
+    model.draft(b, 7, std::span<float>(), hb);
+    CHECK(ha == hb);
+    for (int i = 0; i < n; ++i) {
+      CHECK(with[i].latent == without[i].latent);
+      CHECK(with[i].latent_step == without[i].latent_step);
+    }
+  }
+}
+
 TEST_CASE("the default raw head is over-confident within the published ECE and AUC ranges") {
   // dspark-7 on Qwen3-8B, 2000 requests x 16 steps per domain: the sampling error of a mean
   // ECE or AUC is < 0.004, the margins to the range ends are > 0.015 (P(false alarm) < 1e-4).
