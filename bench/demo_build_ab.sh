@@ -9,7 +9,8 @@
 # build directory as `make demo` does (Release, no tests), builds `sparksim` with ccache disabled
 # (as on a fresh clone) on JOBS cores (default 2, the development machine), then touches
 # TOUCH (default sim/engine.cpp) and times the rebuild of `sparksim`. Prints every build, the
-# medians per commit and the ratio B / A of the medians.
+# medians per commit and the ratio B / A of the medians. ORDER="b a" builds B first in each round
+# (to put a disturbance at the start, e.g. another build finishing, on B's side).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev_a=${1:?usage: bench/demo_build_ab.sh REV_A REV_B [ROUNDS] [OUT_DIR]}
@@ -18,6 +19,7 @@ rounds=${3:-2}
 out=${4:-out/demo-build-ab}
 jobs=${JOBS:-2}
 touch_file=${TOUCH:-sim/engine.cpp}
+order=${ORDER:-a b}
 export CCACHE_DISABLE=1
 rm -rf "$out"
 mkdir -p "$out/a" "$out/b"
@@ -35,7 +37,7 @@ seconds() {  # seconds COMMAND...: runs COMMAND quietly, prints its wall time in
 }
 
 for round in $(seq 1 "$rounds"); do
-  for side in a b; do
+  for side in $order; do
     src=$out/$side
     rm -rf "$src/build"
     configure=$(seconds cmake -S "$src" -B "$src/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
