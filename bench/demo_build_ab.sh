@@ -28,26 +28,31 @@ git archive "$rev_b" | tar -x -C "$out/b"
 results=$out/times.txt
 : >"$results"
 
-seconds() {  # seconds COMMAND...: runs COMMAND quietly, prints its wall time in seconds
-  local start end
-  start=$(date +%s.%N)
-  "$@" >/dev/null 2>&1 || { echo "demo_build_ab: '$*' failed" >&2; exit 1; }
-  end=$(date +%s.%N)
-  echo "$end - $start" | bc
+seconds() {  # seconds COMMAND...: runs COMMAND quietly, prints its wall and CPU (user + system) s
+  # CPU seconds move less than wall seconds when other work shares the machine.
+  local times wall user sys
+  times=$( { TIMEFORMAT='%R %U %S'; time "$@" >/dev/null 2>&1; } 2>&1 ) ||
+    { echo "demo_build_ab: '$*' failed" >&2; exit 1; }
+  read -r wall user sys <<<"$times"
+  echo "$wall $(echo "$user + $sys" | bc)"
 }
 
 for round in $(seq 1 "$rounds"); do
   for side in $order; do
     src=$out/$side
     rm -rf "$src/build"
-    configure=$(seconds cmake -S "$src" -B "$src/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-                -DSPARKSIM_BUILD_TESTS=OFF)
-    build=$(seconds ninja -C "$src/build" -j "$jobs" sparksim)
+    times=$(seconds cmake -S "$src" -B "$src/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+            -DSPARKSIM_BUILD_TESTS=OFF)
+    read -r configure _ <<<"$times"
+    times=$(seconds ninja -C "$src/build" -j "$jobs" sparksim)
+    read -r build build_cpu <<<"$times"
     touch "$src/$touch_file"
-    rebuild=$(seconds ninja -C "$src/build" -j "$jobs" sparksim)
-    printf '%s round %d  configure %6.1f s  build sparksim %7.1f s  rebuild after touching %s %5.1f s\n' \
-      "$side" "$round" "$configure" "$build" "$touch_file" "$rebuild" | tee -a "$out/log.txt"
-    echo "$side $build $rebuild" >>"$results"
+    times=$(seconds ninja -C "$src/build" -j "$jobs" sparksim)
+    read -r rebuild _ <<<"$times"
+    printf '%s round %d  configure %6.1f s  build sparksim %7.1f s (%7.1f CPU s)  rebuild after touching %s %5.1f s\n' \
+      "$side" "$round" "$configure" "$build" "$build_cpu" "$touch_file" "$rebuild" |
+      tee -a "$out/log.txt"
+    echo "$side $build $rebuild $build_cpu" >>"$results"
   done
 done
 
@@ -59,5 +64,9 @@ build_a=$(median a 2)
 build_b=$(median b 2)
 printf 'median build sparksim: A (%s) %.1f s, B (%s) %.1f s, B / A = %.3f\n' \
   "$rev_a" "$build_a" "$rev_b" "$build_b" "$(echo "$build_b / $build_a" | bc -l)"
+cpu_a=$(median a 4)
+cpu_b=$(median b 4)
+printf 'median CPU: A %.1f s, B %.1f s, B / A = %.3f\n' "$cpu_a" "$cpu_b" \
+  "$(echo "$cpu_b / $cpu_a" | bc -l)"
 printf 'median rebuild after touching %s: A %.1f s, B %.1f s\n' "$touch_file" \
   "$(median a 3)" "$(median b 3)"
