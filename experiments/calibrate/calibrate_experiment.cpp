@@ -44,7 +44,7 @@ CalibrateResult run_calibration(const CalibrateOptions& o) {
     problems.push_back("--heldout-fraction must be in (0, 1)");
   }
   if (!simulate && (!o.run.trace_path.empty() || !o.run.synthetic.empty())) {
-    problems.push_back(
+    problems.emplace_back(
         "give --acceptance-log or a workload to simulate (--trace/--synthetic), "
         "not both");
   }

@@ -148,7 +148,7 @@ MeanCurves v4_dspark_curves(int gamma) {
   };
   const double delta = solve_shift(mean_survival7, kV4SurvivalAtPosition7);
   for (int d = 0; d < kDomainCount; ++d) out.p[d] = shifted(base[d], delta, gamma);
-  out.notes.push_back(
+  out.notes.emplace_back(
       "deepseek-v4 target: DSpark acceptance = the DSpark paper's Figure 2 shapes shifted so the "
       "mean prefix survival at position 7 is 0.10 (third-party vLLM note for V4-Flash: position "
       "1 >= 0.70, position 7 < 0.10); MTP-1 keeps the DeepSeek-V3 report's 0.85-0.90");
