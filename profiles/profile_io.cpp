@@ -253,9 +253,8 @@ void read_step_terms(const JsonFile& f, StepTerms& t) {
                      "(sim/engine_preset.cpp, `--engine`); remove the frontend_* keys");
     }
   }
-  f.reject_unknown_keys(ptr("/step_terms"),
-                        {"source", "measurements", "tool", "notes", "per_step_us",
-                         "per_sequence_us"});
+  f.reject_unknown_keys(ptr("/step_terms"), {"source", "measurements", "tool", "notes",
+                                             "per_step_us", "per_sequence_us"});
   t.present = true;
   t.source = f.get_string(ptr("/step_terms/source"));
   if (t.source != "calibrated") {
