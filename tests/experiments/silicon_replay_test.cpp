@@ -169,10 +169,10 @@ TEST_CASE(
     CHECK(c.engine == expected[i]);
   }
 
-  // TensorRT-LLM 1.2 and vLLM 9.9 have no preset: a row the composition could replay on another
+  // TensorRT-LLM 1.1 and vLLM 9.9 have no preset: a row the composition could replay on another
   // version's limits is refused at load, before anything runs, with its line.
   for (const auto& [version, backend] :
-       {std::pair<std::string, std::string>{"1.2.0rc6.post1", "trtllm"}, {"9.9.0", "vllm"}}) {
+       {std::pair<std::string, std::string>{"1.1.0", "trtllm"}, {"9.9.0", "vllm"}}) {
     std::ofstream(dir / "u.csv") << kHeader << row("a", "vllm", "100", "12")
                                  << row("b", backend, "100", "12", version);
     const auto r =
