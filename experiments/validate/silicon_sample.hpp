@@ -1,7 +1,7 @@
 // Real-silicon serving samples (aiconfigurator's silicon_sample.csv format): one deployment at one
 // load point per row, with its measured TTFT and TPOT in ms. Each row maps to a sparksim
 // configuration (a measured-db profile + an engine preset) or is skipped with the reason, and is
-// replayed as the client this project assumes (docs/validation.md, "Real-silicon samples"): closed
+// replayed as the client this project assumes (docs/silicon-validation.md): closed
 // loop at `batch_size` requests in flight, every request `isl` prompt and exactly `osl` output
 // tokens, `requests_per_row` x `batch_size` requests in all.
 #pragma once
