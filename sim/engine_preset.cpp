@@ -73,9 +73,8 @@ constexpr std::array<EnginePreset, 5> kPresets = {{
      FrontEndCosts{}, kNoFrontEndSource},
     {"trtllm@1.2", "trtllm", "1.2",
      "TensorRT-LLM 1.2 (PyTorch backend) server defaults, as `trtllm-serve` and Dynamo's "
-     "TensorRT-LLM "
-     "worker pass them: max_batch_size 2048, max_num_tokens 8192, KV cache 0.9 of the memory free "
-     "after the weights",
+     "TensorRT-LLM worker pass them: max_batch_size 2048, max_num_tokens 8192, KV cache 0.9 of "
+     "the memory free after the weights",
      2048, 8192, PrefillMode::kChunked, 0.9, MemoryShareOf::kFree,
      "The silicon rows of 1.2.0rc6.post1 name the image nvcr.io/nvidia/ai-dynamo/"
      "tensorrtllm-runtime:0.8.0 (Dynamo 0.8.0). Its worker (components/src/dynamo/trtllm/utils/"
@@ -93,7 +92,7 @@ constexpr std::array<EnginePreset, 5> kPresets = {{
 constexpr std::array<EngineAlias, 3> kAliases = {{
     {"vllm", "vllm@0.12"},
     {"sglang", "sglang@0.5"},
-    {"trtllm", "trtllm@1.0"},
+    {"trtllm", "trtllm@1.2"},
 }};
 
 }  // namespace
