@@ -14,6 +14,7 @@
 #include "experiments/cli/commands.hpp"
 #include "experiments/validate/benchmark_case.hpp"
 #include "experiments/validate/benchmark_replay.hpp"
+#include "experiments/validate/silicon_consistency.hpp"
 #include "experiments/validate/silicon_cross_validation.hpp"
 #include "experiments/validate/silicon_report.hpp"
 #include "experiments/validate/silicon_sample.hpp"
@@ -21,6 +22,7 @@
 #include "experiments/validate/validation_report.hpp"
 #include "profiles/profile_finishing.hpp"
 #include "profiles/profile_io.hpp"
+#include "profiles/time_model.hpp"
 #include "sim/engine_preset.hpp"
 
 namespace sparksim::cli {
@@ -89,7 +91,19 @@ void run_silicon(const ValidateOptions& o) {
       }
       role = it->second;
     }
-    results.push_back({std::move(row), std::move(config), std::nullopt, role});
+    results.push_back({std::move(row), std::move(config), std::nullopt, role, std::nullopt});
+  }
+  // Each replayable row's implied work against its own profile's fastest steps (a diagnostic).
+  std::map<std::string, TimeModel> time_models;
+  for (SiliconResult& r : results) {
+    if (!r.config.replayable) continue;
+    auto it = time_models.find(r.config.profile_path);
+    if (it == time_models.end()) {
+      it = time_models.emplace(r.config.profile_path, TimeModel(profiles.at(r.config.profile_path)))
+               .first;
+    }
+    r.consistency = silicon_consistency(r.row, it->second,
+                                        find_engine_preset(r.config.engine).max_batch_tokens);
   }
   // The host terms are fitted to the calibration cases (none without a split) and every case is
   // replayed with its engine's term.

@@ -84,7 +84,8 @@ TEST_CASE("silicon replay: closed loop at batch_size with fixed lengths, worked 
   // The measured throughput a closed loop of fixed lengths implies: 2 x 3 / (12 + 2 x 9) ms.
   CHECK(*c.measured.output_throughput == Approx(200.0));
 
-  const std::vector<SiliconResult> results{{rows[0], config, s, ""}, {rows[1], skipped, {}, ""}};
+  const std::vector<SiliconResult> results{{rows[0], config, s, "", std::nullopt},
+                                           {rows[1], skipped, {}, "", std::nullopt}};
   const std::vector<SiliconGroupError> groups = silicon_group_errors(results);
   REQUIRE(groups.size() == 1);
   CHECK(groups[0].ttft_mean_abs == Approx(2.0 / 12.0));  // 10 predicted vs 12 measured
