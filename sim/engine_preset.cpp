@@ -36,7 +36,7 @@ constexpr std::string_view kNoFrontEndSource =
     "none fitted: no serving measurement of this version identifies its API server's costs yet, "
     "so requests reach the scheduler as they arrive and tokens the client as their step ends";
 
-constexpr std::array<EnginePreset, 4> kPresets = {{
+constexpr std::array<EnginePreset, 5> kPresets = {{
     {"vllm@0.11", "vllm", "0.11",
      "vLLM 0.11 (V1) `vllm serve` defaults on H100/H200: max_num_seqs 1024, max_num_batched_tokens "
      "8192, chunked prefill on, gpu_memory_utilization 0.9",
@@ -71,12 +71,28 @@ constexpr std::array<EnginePreset, 4> kPresets = {{
      "max_num_tokens; the simulator has no whole-prompt mode, so prefill is modelled as chunks "
      "under the same 8192-token budget (identical while a prompt fits the step's free budget)",
      FrontEndCosts{}, kNoFrontEndSource},
+    {"trtllm@1.2", "trtllm", "1.2",
+     "TensorRT-LLM 1.2 (PyTorch backend) server defaults, as `trtllm-serve` and Dynamo's "
+     "TensorRT-LLM worker pass them: max_batch_size 2048, max_num_tokens 8192, KV cache 0.9 of "
+     "the memory free after the weights",
+     2048, 8192, PrefillMode::kChunked, 0.9, MemoryShareOf::kFree,
+     "The silicon rows of 1.2.0rc6.post1 name the image nvcr.io/nvidia/ai-dynamo/"
+     "tensorrtllm-runtime:0.8.0 (Dynamo 0.8.0). Its worker (components/src/dynamo/trtllm/utils/"
+     "trtllm_utils.py of ai-dynamo/dynamo) defaults --max-batch-size and --max-num-tokens to "
+     "TensorRT-LLM's BuildConfig.model_fields defaults and free_gpu_memory_fraction to 0.9; "
+     "trtllm-serve of the same series (tensorrt_llm/commands/serve.py) does the same "
+     "(--kv_cache_free_gpu_memory_fraction 0.9, 'after allocating model weights and buffers'), "
+     "with enable_chunked_prefill off and the GUARANTEED_NO_EVICT capacity scheduler. The "
+     "BuildConfig values are taken as 1.0's (2048, 8192): the pydantic BuildConfig of 1.2 itself "
+     "was not read. Prefill is modelled as chunks under the 8192-token budget, as for trtllm@1.0 "
+     "(identical while a prompt fits the step's free budget)",
+     FrontEndCosts{}, kNoFrontEndSource},
 }};
 
 constexpr std::array<EngineAlias, 3> kAliases = {{
     {"vllm", "vllm@0.12"},
     {"sglang", "sglang@0.5"},
-    {"trtllm", "trtllm@1.0"},
+    {"trtllm", "trtllm@1.2"},
 }};
 
 }  // namespace

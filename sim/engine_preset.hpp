@@ -59,7 +59,7 @@ const EnginePreset* lookup_engine_preset(const std::string& name);
 // version equals it or is a dotted prefix of it; nullptr when none.
 const EnginePreset* engine_preset_for_version(const std::string& engine,
                                               const std::string& version);
-// "vllm@0.11, vllm@0.12, sglang@0.5, trtllm@1.0 (aliases: vllm = vllm@0.12, ...)"
+// "vllm@0.11, vllm@0.12, sglang@0.5, trtllm@1.0, trtllm@1.2 (aliases: vllm = vllm@0.12, ...)"
 std::string engine_preset_names();
 // The share of HBM (weights + KV) the preset leaves the engine on a replica with these bytes:
 // a kTotal share as it is; a kFree share f of what the weights and reserved bytes leave gives

@@ -14,6 +14,7 @@
 #include "experiments/cli/commands.hpp"
 #include "experiments/validate/benchmark_case.hpp"
 #include "experiments/validate/benchmark_replay.hpp"
+#include "experiments/validate/silicon_consistency.hpp"
 #include "experiments/validate/silicon_cross_validation.hpp"
 #include "experiments/validate/silicon_report.hpp"
 #include "experiments/validate/silicon_sample.hpp"
@@ -21,6 +22,7 @@
 #include "experiments/validate/validation_report.hpp"
 #include "profiles/profile_finishing.hpp"
 #include "profiles/profile_io.hpp"
+#include "profiles/time_model.hpp"
 #include "sim/engine_preset.hpp"
 
 namespace sparksim::cli {
@@ -41,6 +43,8 @@ struct ValidateOptions {
   std::string silicon;  // real-silicon samples (silicon_sample.csv format)
   std::string silicon_profiles = "profiles/measured-db";
   std::int64_t silicon_requests_per_user = 10;
+  bool silicon_requests_per_user_set = false;  // given on the command line
+  std::string silicon_client = "lockstep";
   std::string silicon_split;       // roles by group (sparksim.silicon-split/1)
   std::string cross_validate;      // "groups": leave-one-group-out report
   std::string cross_validate_csv;  // its table as CSV
@@ -55,9 +59,8 @@ void run_silicon(const ValidateOptions& o) {
         "validate --silicon: picks each row's profile from --silicon-profiles; do not combine it "
         "with --result, --set, --profile, --profiles or --calibrate-out");
   }
-  if (o.silicon_requests_per_user < 1) {
-    throw InputError("validate: --silicon-requests-per-user must be >= 1");
-  }
+  const SiliconClient client = silicon_client(o.silicon_client, o.silicon_requests_per_user,
+                                              o.silicon_requests_per_user_set);
   if (!o.cross_validate.empty() && o.cross_validate != "groups") {
     throw InputError("validate: --cross-validate is '" + o.cross_validate +
                      "'; the only mode is 'groups' (leave one engine version x model out)");
@@ -89,22 +92,36 @@ void run_silicon(const ValidateOptions& o) {
       }
       role = it->second;
     }
-    results.push_back({std::move(row), std::move(config), std::nullopt, role});
+    results.push_back({std::move(row), std::move(config), std::nullopt, role, std::nullopt});
+  }
+  // Each replayable row's implied work against its own profile's fastest steps (a diagnostic).
+  std::map<std::string, TimeModel> time_models;
+  for (SiliconResult& r : results) {
+    if (!r.config.replayable) continue;
+    auto it = time_models.find(r.config.profile_path);
+    if (it == time_models.end()) {
+      it = time_models.emplace(r.config.profile_path, TimeModel(profiles.at(r.config.profile_path)))
+               .first;
+    }
+    r.consistency = silicon_consistency(r.row, it->second,
+                                        find_engine_preset(r.config.engine).max_batch_tokens);
   }
   // The host terms are fitted to the calibration cases (none without a split) and every case is
   // replayed with its engine's term.
-  const SiliconReplayContext context{&profiles, o.silicon_requests_per_user};
+  const SiliconReplayContext context{&profiles, client.requests_per_user};
   const std::vector<std::optional<HostFitCase>> fit_cases =
       silicon_host_fit_cases(results, context);
   const HostTermFit host = fit_silicon_host_terms(results, fit_cases);
   replay_with_host_terms(results, host, context);
   std::optional<CrossValidation> cv;
   if (!o.cross_validate.empty()) cv = cross_validate_groups(results, fit_cases, context);
+  std::printf("Client: %s\n", client.description.c_str());
   std::fputs(format_silicon_report(results).c_str(), stdout);
   std::fputs(format_host_terms(host).c_str(), stdout);
   if (cv) std::fputs(format_cross_validation(*cv).c_str(), stdout);
   if (!o.json_out.empty()) {
     nlohmann::ordered_json j = silicon_report_json(results);
+    j["client"] = client.description;
     j["host_terms"] = host_terms_json(host);
     write_file_atomically(o.json_out, format_json(j));
   }
@@ -274,7 +291,14 @@ void add_validate_command(CLI::App& app) {
                   "--silicon: folder of <gpu>/<target>-tp<N>[-fp8].json profiles")
       ->capture_default_str();
   cmd->add_option("--silicon-requests-per-user", o->silicon_requests_per_user,
-                  "--silicon: requests sent per concurrency slot (batch_size x this in all)")
+                  "--silicon: requests sent per concurrency slot (batch_size x this in all; "
+                  "lockstep only)")
+      ->capture_default_str()
+      ->each([o](const std::string&) { o->silicon_requests_per_user_set = true; });
+  cmd->add_option("--silicon-client", o->silicon_client,
+                  "--silicon: the client each row is replayed as: lockstep (10 x batch_size "
+                  "requests, all counted) or aiperf-template (upstream's aiperf script: 2 x "
+                  "batch_size warm-up drained and excluded, 50 x batch_size counted)")
       ->capture_default_str();
   cmd->add_option("--cross-validate", o->cross_validate,
                   "--silicon: 'groups' = leave-one-group-out, each engine version x model "

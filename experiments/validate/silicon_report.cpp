@@ -44,6 +44,8 @@ void add_case(SiliconGroupError& g, const SiliconResult& r) {
   g.tpot_mean_abs += std::abs(e.tpot);
   g.throughput_mean_abs += std::abs(e.throughput);
   g.tpot_signed_mean += e.tpot;
+  if (r.consistency && r.consistency->prefill_exceeds_profile()) g.prefill_over_profile += 1;
+  if (r.consistency && r.consistency->decode_exceeds_profile()) g.decode_over_profile += 1;
 }
 
 void finish(SiliconGroupError& g) {
@@ -108,28 +110,38 @@ std::vector<std::string> silicon_targets_missed(const std::vector<SiliconResult>
 std::string format_silicon_report(const std::vector<SiliconResult>& results) {
   std::string out =
       "Real-silicon replay (closed loop at batch_size, fixed isl/osl; errors = (predicted - "
-      "measured) / measured)\n";
-  out += format("%-44s %4s %5s %5s %4s %10s %10s %7s %8s %8s %7s %7s\n", "case", "tp", "isl", "osl",
-                "conc", "TTFT meas", "TTFT pred", "err %", "TPOT meas", "TPOT pred", "err %",
-                "tput %");
+      "measured) / measured; pf load / dc load = the prefill / decode tokens/s the measurement "
+      "implies over the profile's fastest pure prefill / decode step, '!' when > 1)\n";
+  out += format("%-44s %4s %5s %5s %4s %10s %10s %7s %8s %8s %7s %7s %8s %8s\n", "case", "tp",
+                "isl", "osl", "conc", "TTFT meas", "TTFT pred", "err %", "TPOT meas", "TPOT pred",
+                "err %", "tput %", "pf load", "dc load");
   for (const SiliconResult& r : results) {
     if (!r.simulated) continue;
     const CaseErrors e = errors_of(r);
+    const bool pf_over = r.consistency && r.consistency->prefill_exceeds_profile();
+    const bool dc_over = r.consistency && r.consistency->decode_exceeds_profile();
     out += format(
-        "%-44.44s %4lld %5lld %5lld %4lld %10.1f %10.1f %+7.1f %8.2f %8.2f %+7.1f %+7.1f\n",
+        "%-44.44s %4lld %5lld %5lld %4lld %10.1f %10.1f %+7.1f %8.2f %8.2f %+7.1f %+7.1f %7.2f%s "
+        "%7.2f%s\n",
         r.row.id.c_str(), static_cast<long long>(r.row.tp), static_cast<long long>(r.row.isl),
         static_cast<long long>(r.row.osl), static_cast<long long>(r.row.batch_size), r.row.ttft_ms,
         r.simulated->ttft_ms.mean.value_or(0), 100 * e.ttft, r.row.tpot_ms,
-        r.simulated->tpot_ms.mean.value_or(0), 100 * e.tpot, 100 * e.throughput);
+        r.simulated->tpot_ms.mean.value_or(0), 100 * e.tpot, 100 * e.throughput,
+        r.consistency ? r.consistency->prefill_load : 0.0, pf_over ? "!" : " ",
+        r.consistency ? r.consistency->decode_load : 0.0, dc_over ? "!" : "");
   }
-  out += "\nPer group (engine version / model / precision): mean |error| %\n";
-  out += format("%-40s %-11s %5s %9s %9s %9s %11s\n", "group", "role", "cases", "TTFT", "TPOT",
-                "tput", "TPOT bias");
+  out +=
+      "\nPer group (engine version / model / precision): mean |error| %; pf>max = cases implying "
+      "more prefill than the profile's fastest pure prefill step, dc>max more decode than its pure "
+      "decode step at their concurrency\n";
+  out += format("%-40s %-11s %5s %9s %9s %9s %11s %7s\n", "group", "role", "cases", "TTFT", "TPOT",
+                "tput", "TPOT bias", "pf>max", "dc>max");
   const auto line = [&](const SiliconGroupError& g) {
-    out += format("%-40s %-11s %5lld %9.1f %9.1f %9.1f %+11.1f\n", g.group.c_str(),
+    out += format("%-40s %-11s %5lld %9.1f %9.1f %9.1f %+11.1f %7lld %7lld\n", g.group.c_str(),
                   g.role.empty() ? "-" : g.role.c_str(), static_cast<long long>(g.cases),
                   100 * g.ttft_mean_abs, 100 * g.tpot_mean_abs, 100 * g.throughput_mean_abs,
-                  100 * g.tpot_signed_mean);
+                  100 * g.tpot_signed_mean, static_cast<long long>(g.prefill_over_profile),
+                  static_cast<long long>(g.decode_over_profile));
   };
   for (const SiliconGroupError& g : silicon_group_errors(results)) line(g);
   for (const char* role : {"check", "calibration"}) {
@@ -174,6 +186,21 @@ nlohmann::ordered_json silicon_report_json(const std::vector<SiliconResult>& res
                       {"predicted", r.simulated->tpot_ms.mean.value_or(0)},
                       {"error", e.tpot}};
       c["output_throughput_error"] = e.throughput;
+      if (r.consistency) {
+        const SiliconConsistency& k = *r.consistency;
+        c["consistency"] = {{"request_rate_per_s", k.request_rate_per_s},
+                            {"prefill_tokens_per_s", k.prefill_tokens_per_s},
+                            {"decode_tokens_per_s", k.decode_tokens_per_s},
+                            {"chunk_tokens", k.chunk_tokens},
+                            {"chunk_step_ms", k.chunk_step_ms},
+                            {"max_prefill_tokens_per_s", k.max_prefill_tokens_per_s},
+                            {"decode_step_ms", k.decode_step_ms},
+                            {"max_decode_tokens_per_s", k.max_decode_tokens_per_s},
+                            {"prefill_load", k.prefill_load},
+                            {"decode_load", k.decode_load},
+                            {"prefill_exceeds_profile", k.prefill_exceeds_profile()},
+                            {"decode_exceeds_profile", k.decode_exceeds_profile()}};
+      }
     }
     cases.push_back(c);
   }
@@ -187,7 +214,9 @@ nlohmann::ordered_json silicon_report_json(const std::vector<SiliconResult>& res
                       {"ttft_mean_abs_error", g.ttft_mean_abs},
                       {"tpot_mean_abs_error", g.tpot_mean_abs},
                       {"output_throughput_mean_abs_error", g.throughput_mean_abs},
-                      {"tpot_mean_signed_error", g.tpot_signed_mean}});
+                      {"tpot_mean_signed_error", g.tpot_signed_mean},
+                      {"prefill_exceeds_profile_cases", g.prefill_over_profile},
+                      {"decode_exceeds_profile_cases", g.decode_over_profile}});
   }
   j["groups"] = groups;
   return j;

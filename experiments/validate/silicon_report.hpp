@@ -1,7 +1,9 @@
 // The report of a real-silicon replay (`sparksim validate --silicon`): per case the measured and
 // predicted mean TTFT, mean TPOT and output throughput (measured: implied by the closed loop, see
 // silicon_sample.hpp) with signed relative errors; per group (engine version x model x precision)
-// the mean |error| of each; and every row no configuration replays, with the reason.
+// the mean |error| of each; each row's physical consistency with its profile
+// (silicon_consistency.hpp) and per group how many rows imply more prefill than the profile can do;
+// and every row no configuration replays, with the reason.
 #pragma once
 
 #include <optional>
@@ -11,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/validate/benchmark_replay.hpp"
+#include "experiments/validate/silicon_consistency.hpp"
 #include "experiments/validate/silicon_sample.hpp"
 
 namespace sparksim {
@@ -18,8 +21,9 @@ namespace sparksim {
 struct SiliconResult {
   SiliconRow row;
   SiliconConfig config;
-  std::optional<SimulatedMetrics> simulated;  // empty when skipped
-  std::string role;                           // the split's "check" | "calibration"; "" = none
+  std::optional<SimulatedMetrics> simulated;      // empty when skipped
+  std::string role;                               // the split's "check" | "calibration"; "" = none
+  std::optional<SiliconConsistency> consistency;  // set for replayable rows (a diagnostic)
 };
 
 struct SiliconGroupError {
@@ -28,6 +32,10 @@ struct SiliconGroupError {
   std::int64_t cases = 0;
   double ttft_mean_abs = 0, tpot_mean_abs = 0, throughput_mean_abs = 0;
   double tpot_signed_mean = 0;  // the bias: + = predicted slower
+  // Cases whose implied prefill rate exceeds the profile's pure full-chunk prefill rate.
+  std::int64_t prefill_over_profile = 0;
+  // Cases whose implied output rate exceeds the profile's pure decode rate at their concurrency.
+  std::int64_t decode_over_profile = 0;
 };
 
 // (predicted - measured) / measured.

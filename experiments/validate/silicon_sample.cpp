@@ -144,6 +144,33 @@ std::map<std::string, std::string> read_silicon_split(const std::string& path) {
   return roles;
 }
 
+SiliconClient silicon_client(const std::string& name, std::int64_t requests_per_user,
+                             bool requests_per_user_set) {
+  if (requests_per_user < 1) {
+    throw InputError("validate: --silicon-requests-per-user must be >= 1");
+  }
+  if (name == "lockstep") {
+    return {
+        name, requests_per_user, 0,
+        "lockstep: closed loop at batch_size, fixed isl/osl, every output exactly osl tokens, " +
+            std::to_string(requests_per_user) + " x batch_size requests, all counted"};
+  }
+  if (name == "aiperf-template") {
+    if (requests_per_user_set) {
+      throw InputError(
+          "validate: --silicon-requests-per-user is lockstep's; --silicon-client aiperf-template "
+          "fixes its own counts (50 x batch_size profiling, 2 x batch_size warm-up)");
+    }
+    return {
+        name, 50, 2,
+        "aiperf-template: upstream bench_run.sh.j2's aiperf profile, closed loop at batch_size, "
+        "fixed isl/osl, every output exactly osl tokens, 2 x batch_size warm-up requests "
+        "drained and excluded, 50 x batch_size profiling requests counted"};
+  }
+  throw InputError("validate: --silicon-client is '" + name +
+                   "'; valid: lockstep, aiperf-template");
+}
+
 BenchmarkCase silicon_case(const SiliconRow& row, const SiliconConfig& config,
                            std::int64_t requests_per_row) {
   BenchmarkCase b;

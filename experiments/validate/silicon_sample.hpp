@@ -1,7 +1,7 @@
 // Real-silicon serving samples (aiconfigurator's silicon_sample.csv format): one deployment at one
 // load point per row, with its measured TTFT and TPOT in ms. Each row maps to a sparksim
 // configuration (a measured-db profile + an engine preset) or is skipped with the reason, and is
-// replayed as the client this project assumes (docs/validation.md, "Real-silicon samples"): closed
+// replayed as the client this project assumes (docs/silicon-validation.md): closed
 // loop at `batch_size` requests in flight, every request `isl` prompt and exactly `osl` output
 // tokens, `requests_per_row` x `batch_size` requests in all.
 #pragma once
@@ -50,6 +50,24 @@ std::string silicon_split_key(const SiliconRow& row, const SiliconConfig& config
 // A split file (sparksim.silicon-split/1): group key -> "check" | "calibration". Every problem
 // (schema, unknown role, a group named twice) is `path:line: what`.
 std::map<std::string, std::string> read_silicon_split(const std::string& path);
+
+// The client a row is replayed as (docs/silicon-validation.md, "The client we assume"): closed loop
+// at batch_size with fixed lengths either way. "lockstep" (the default) sends requests_per_user x
+// batch_size requests and counts every one; "aiperf-template" is upstream's generated benchmark
+// script (aiperf, 50 x batch_size profiling requests after 2 x batch_size warm-up requests that
+// drain before profiling starts and are excluded). A drained warm-up leaves no state in the
+// simulator, so only the profiling requests are simulated.
+struct SiliconClient {
+  std::string name;                     // "lockstep" | "aiperf-template"
+  std::int64_t requests_per_user = 10;  // counted requests = this x batch_size
+  std::int64_t warmup_per_user = 0;     // declared warm-up requests per user (excluded)
+  std::string description;              // one line, for the report and the JSON
+};
+
+// `name` with `requests_per_user` (lockstep's; the aiperf template fixes its own, so a value set
+// with it is an input error, as is an unknown name): InputError naming the valid ones.
+SiliconClient silicon_client(const std::string& name, std::int64_t requests_per_user,
+                             bool requests_per_user_set);
 
 // The benchmark the assumed client ran for `row`: closed loop at batch_size, fixed lengths,
 // requests_per_row x batch_size requests; measured TTFT and TPOT as means, and the output

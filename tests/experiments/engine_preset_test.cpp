@@ -63,7 +63,8 @@ TEST_CASE("engine presets: an engine version picks the preset whose version is i
   CHECK(engine_preset_for_version("trtllm", "1.0.0rc3")->name == "trtllm@1.0");
   CHECK(engine_preset_for_version("vllm", "0.120.0") == nullptr);  // not a dotted prefix
   CHECK(engine_preset_for_version("vllm", "0.1") == nullptr);
-  CHECK(engine_preset_for_version("trtllm", "1.2.0rc6.post1") == nullptr);
+  CHECK(engine_preset_for_version("trtllm", "1.2.0rc6.post1")->name == "trtllm@1.2");
+  CHECK(engine_preset_for_version("trtllm", "1.1.0") == nullptr);
   CHECK(engine_preset_for_version("vllm", "") == nullptr);
   CHECK(engine_preset_for_version("tgi", "0.12.0") == nullptr);
 }
@@ -108,7 +109,7 @@ TEST_CASE("engine presets: --engine trtllm@1.0 is applied and recorded with its 
   const auto bad = run_cli(run + (dir / "bad").string() + " --engine vllm@9.9", dir);
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.output, Catch::Contains("--engine: unknown engine preset 'vllm@9.9'; valid: "));
-  for (const char* name : {"vllm@0.11", "vllm@0.12", "sglang@0.5", "trtllm@1.0"}) {
+  for (const char* name : {"vllm@0.11", "vllm@0.12", "sglang@0.5", "trtllm@1.0", "trtllm@1.2"}) {
     CHECK_THAT(bad.output, Catch::Contains(name));
   }
   CHECK_FALSE(std::filesystem::exists(dir / "bad"));

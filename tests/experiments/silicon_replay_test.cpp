@@ -84,7 +84,8 @@ TEST_CASE("silicon replay: closed loop at batch_size with fixed lengths, worked 
   // The measured throughput a closed loop of fixed lengths implies: 2 x 3 / (12 + 2 x 9) ms.
   CHECK(*c.measured.output_throughput == Approx(200.0));
 
-  const std::vector<SiliconResult> results{{rows[0], config, s, ""}, {rows[1], skipped, {}, ""}};
+  const std::vector<SiliconResult> results{{rows[0], config, s, "", std::nullopt},
+                                           {rows[1], skipped, {}, "", std::nullopt}};
   const std::vector<SiliconGroupError> groups = silicon_group_errors(results);
   REQUIRE(groups.size() == 1);
   CHECK(groups[0].ttft_mean_abs == Approx(2.0 / 12.0));  // 10 predicted vs 12 measured
@@ -150,6 +151,44 @@ TEST_CASE("silicon replay: a malformed row stops with path:line, exit 2, no repo
                     Catch::Contains("zero.csv:2: silicon_ttft_ms is 0; must be > 0"));
 }
 
+TEST_CASE("silicon replay: the aiperf-template client's counts, and bad client options exit 2") {
+  const SiliconClient lockstep = silicon_client("lockstep", 10, false);
+  CHECK(lockstep.requests_per_user == 10);
+  CHECK(lockstep.warmup_per_user == 0);
+  // Upstream's bench_run.sh.j2: --num-requests 50 x c, --warmup-request-count 2 x c.
+  const SiliconClient aiperf = silicon_client("aiperf-template", 10, false);
+  CHECK(aiperf.requests_per_user == 50);
+  CHECK(aiperf.warmup_per_user == 2);
+  CHECK_THROWS_AS(silicon_client("aiperf-template", 3, true), InputError);
+  CHECK_THROWS_AS(silicon_client("genai-perf", 10, false), InputError);
+  CHECK_THROWS_AS(silicon_client("lockstep", 0, true), InputError);
+
+  // On the 10 ms-per-step profile the waves of 2 repeat exactly (100 prompt + 3 output tokens: a
+  // prefill step and two decode steps, 30 ms): 50 waves in 1.5 s, TTFT 10 ms, TPOT 10 ms and
+  // 100 x 3 / 1.5 s = 200 tok/s, as lockstep's 2 waves give; the JSON names the client.
+  const auto dir = scratch_dir("silicon_client");
+  const auto profiles = profiles_folder(dir);
+  std::ofstream(dir / "s.csv") << kHeader << row("a", "vllm", "100", "12");
+  const std::string base =
+      "validate --silicon " + (dir / "s.csv").string() + " --silicon-profiles " + profiles.string();
+  const auto r =
+      run_cli(base + " --silicon-client aiperf-template --json " + (dir / "a.json").string(), dir);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("Client: aiperf-template"));
+  const auto j = read_json(dir / "a.json");
+  CHECK_THAT(j.at("client").get<std::string>(), Catch::Contains("50 x batch_size profiling"));
+  CHECK(j["cases"][0]["ttft_ms"]["predicted"].get<double>() == Approx(10.0));
+  CHECK(j["cases"][0]["tpot_ms"]["predicted"].get<double>() == Approx(10.0));
+  CHECK(j["cases"][0]["output_throughput_error"].get<double>() == Approx(0.0).margin(1e-9));
+  for (const std::string bad : {" --silicon-client aiperf-template --silicon-requests-per-user 3",
+                                " --silicon-client genai-perf"}) {
+    const auto b = run_cli(base + bad + " --json " + (dir / "b.json").string(), dir);
+    CHECK(b.exit_code == 2);
+    CHECK_THAT(b.output, Catch::Contains("--silicon-"));
+    CHECK_FALSE(std::filesystem::exists(dir / "b.json"));
+  }
+}
+
 TEST_CASE(
     "silicon replay: each row runs on its own engine version's preset, a version without one is "
     "exit 2") {
@@ -169,10 +208,10 @@ TEST_CASE(
     CHECK(c.engine == expected[i]);
   }
 
-  // TensorRT-LLM 1.2 and vLLM 9.9 have no preset: a row the composition could replay on another
+  // TensorRT-LLM 1.1 and vLLM 9.9 have no preset: a row the composition could replay on another
   // version's limits is refused at load, before anything runs, with its line.
   for (const auto& [version, backend] :
-       {std::pair<std::string, std::string>{"1.2.0rc6.post1", "trtllm"}, {"9.9.0", "vllm"}}) {
+       {std::pair<std::string, std::string>{"1.1.0", "trtllm"}, {"9.9.0", "vllm"}}) {
     std::ofstream(dir / "u.csv") << kHeader << row("a", "vllm", "100", "12")
                                  << row("b", backend, "100", "12", version);
     const auto r =

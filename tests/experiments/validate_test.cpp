@@ -227,7 +227,7 @@ TEST_CASE("engine presets are applied and recorded in config.json and explicit f
   CHECK(c.exit_code == 2);
   CHECK_THAT(c.output,
              Catch::Contains("--engine: unknown engine preset 'tgi'; valid: vllm@0.11, vllm@0.12, "
-                             "sglang@0.5, trtllm@1.0 (aliases: vllm = vllm@0.12"));
+                             "sglang@0.5, trtllm@1.0, trtllm@1.2 (aliases: vllm = vllm@0.12"));
   CHECK_FALSE(std::filesystem::exists(dir / "c"));
 }
 

@@ -7,9 +7,10 @@
 Keeps every row a supported sparksim configuration can replay (README.md, "Filter"): a dense
 target with a measured-db profile under profiles/measured-db (Qwen3-32B, Llama-3.1-8B), H100 or
 H200 SXM, aggregated serving, pp 1, tp 1/2/4/8, bf16 or per-tensor fp8 GEMMs, and an engine version
-with a preset in sim/engine_preset.cpp. Lines are copied byte for byte, in upstream order, in two
-blocks: first the vLLM and SGLang rows bundled on 2026-11-28, then the TensorRT-LLM rows added on
-2026-11-29, so the earlier rows stay a byte-identical prefix. Run from the repository root.
+with a preset in sim/engine_preset.cpp. Lines are copied byte for byte, in upstream order, in three
+blocks: first the vLLM and SGLang rows bundled on 2026-11-28, then the TensorRT-LLM 1.0 rows added
+on 2026-11-29, then the TensorRT-LLM 1.2 rows added later that day with the trtllm@1.2 preset, so
+each earlier block stays a byte-identical prefix. Run from the repository root.
 """
 import os
 import sys
@@ -22,13 +23,23 @@ TARGETS = {
 GPUS = {"h100_sxm": "h100-sxm", "h200_sxm": "h200-sxm"}
 # Engine versions with a preset (sim/engine_preset.cpp): a version matches when it equals one of
 # these or starts with it followed by a dot.
-PRESET_VERSIONS = {"vllm": ["0.11", "0.12"], "sglang": ["0.5"], "trtllm": ["1.0"]}
-BLOCKS = [("vllm", "sglang"), ("trtllm",)]
+PRESET_VERSIONS = {"vllm": ["0.11", "0.12"], "sglang": ["0.5"], "trtllm": ["1.0", "1.2"]}
+# The blocks in the order they were bundled: (backend, preset version or None for any).
+BLOCKS = [[("vllm", None), ("sglang", None)], [("trtllm", "1.0")], [("trtllm", "1.2")]]
+
+
+def version_matches(version, preset_version):
+    return version == preset_version or version.startswith(preset_version + ".")
 
 
 def has_preset(backend, version):
-    return any(version == v or version.startswith(v + ".")
-               for v in PRESET_VERSIONS.get(backend, []))
+    return any(version_matches(version, v) for v in PRESET_VERSIONS.get(backend, []))
+
+
+def in_block(row, block):
+    return any(row["backend"] == backend and
+               (preset is None or version_matches(row["backend_version"], preset))
+               for backend, preset in block)
 
 
 def precision_of(row):
@@ -70,7 +81,7 @@ def main():
     out = [lines[0]]
     for block in BLOCKS:
         out += [line for line, row in rows
-                if row["backend"] in block and replayable(row, "profiles/measured-db")]
+                if in_block(row, block) and replayable(row, "profiles/measured-db")]
     sys.stdout.write("\n".join(out) + "\n")
 
 
