@@ -9,6 +9,7 @@
 #include "common/json_file.hpp"
 #include "experiments/sensitivity/plan_study_outputs.hpp"
 #include "experiments/sensitivity/routing_imbalance.hpp"
+#include "experiments/sensitivity/topology_study.hpp"
 #include "profiles/profile_io.hpp"
 
 namespace sparksim {
@@ -47,8 +48,14 @@ void keep_systems(const JsonFile& f, const Pointer& ptr, SweepConfig& c) {
   if (kept.size() < 2) f.fail(ptr, "systems must keep the baseline and at least one other");
 }
 
-void apply_overrides(const JsonFile& f, const Pointer& ptr, SweepConfig& c) {
-  f.reject_unknown_keys(ptr, {"systems", "loads", "seeds", "max_requests", "tiers_tok_s_per_user"});
+// `topology`: the comparison of a v4-topologies experiment, whose rows are chosen apart ("rows").
+void apply_overrides(const JsonFile& f, const Pointer& ptr, SweepConfig& c, bool topology = false) {
+  if (topology) {
+    f.reject_unknown_keys(ptr, {"systems", "loads", "seeds", "tiers_tok_s_per_user", "rows"});
+  } else {
+    f.reject_unknown_keys(ptr,
+                          {"systems", "loads", "seeds", "max_requests", "tiers_tok_s_per_user"});
+  }
   const auto& o = f.at(ptr);
   if (o.contains("systems")) keep_systems(f, ptr / "systems", c);
   if (o.contains("loads")) {
@@ -183,6 +190,31 @@ void load_plan_experiment(const JsonFile& f, SensitivityConfig& c) {
   c.profile_label = c.profile->label();
 }
 
+// A `sparksim.v4-topologies/1` comparison on the rows kept ("experiment_overrides": "rows"; all
+// that fit without), its other reductions applied to the comparison.
+void load_topology_experiment(const JsonFile& f, SensitivityConfig& c) {
+  const Pointer overrides("/experiment_overrides");
+  std::vector<std::string> rows;
+  if (f.has(overrides / "rows")) {
+    for (std::size_t i = 0; i < f.get_array(overrides / "rows").size(); ++i) {
+      rows.push_back(f.get_string(overrides / "rows" / i));
+    }
+    if (rows.empty()) f.fail(overrides / "rows", "rows is empty; list the rows to keep");
+  }
+  try {
+    c.topology = load_topology_study(c.experiment_path, rows);
+  } catch (const InputError& e) {
+    f.fail(f.has(overrides / "rows") ? overrides / "rows" : Pointer("/experiment"),
+           "the experiment does not load:\n" + std::string(e.what()));
+  }
+  c.experiment = c.topology->comparison;
+  if (f.has(overrides)) apply_overrides(f, overrides, c.experiment, true);
+  c.topology->comparison = c.experiment;
+  c.experiment_title = c.topology->config.title;
+  c.profile_label = "DeepSeek-V4 topology rows:";
+  for (const auto& row : c.topology->rows) c.profile_label += " " + row.name;
+}
+
 }  // namespace
 
 SensitivityConfig load_sensitivity_config(const std::string& path) {
@@ -198,8 +230,11 @@ SensitivityConfig load_sensitivity_config(const std::string& path) {
   c.title = f.get_string(Pointer("/title"));
   if (f.has(Pointer("/about"))) c.about = f.get_string(Pointer("/about"), true);
   c.experiment_path = f.get_string(Pointer("/experiment"));
-  if (schema_of(c.experiment_path) == kPlanSchema) {
+  const std::string schema = schema_of(c.experiment_path);
+  if (schema == kPlanSchema) {
     load_plan_experiment(f, c);
+  } else if (schema == kTopologySweepSchema) {
+    load_topology_experiment(f, c);
   } else {
     load_sweep_experiment(f, c);
   }
@@ -219,6 +254,14 @@ SensitivityConfig load_sensitivity_config(const std::string& path) {
     if (c.plan) {
       try {
         check_plan_input(*c.plan, c.inputs[i]);
+      } catch (const InputError& e) {
+        f.fail(ptr, e.what());
+      }
+      continue;
+    }
+    if (c.topology) {
+      try {
+        check_topology_input(*c.topology, c.inputs, i);
       } catch (const InputError& e) {
         f.fail(ptr, e.what());
       }

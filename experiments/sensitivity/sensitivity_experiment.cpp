@@ -31,6 +31,10 @@ std::string study_json(const SensitivityConfig& c, const std::vector<StudyOutput
   // A plan's file as read (its keys are plan's options); a comparison resolved, reductions applied.
   j["experiment"] = c.plan ? nlohmann::ordered_json(c.plan->document) : c.experiment.resolved();
   j["profile"] = c.profile_label;
+  if (c.topology) {
+    j["topology_experiment"] = c.experiment_path;
+    for (const auto& row : c.topology->rows) j["rows"].push_back(row.name);
+  }
   for (const auto& in : c.inputs) {
     j["inputs"].push_back(
         {{"input", in.label()}, {"low", in.low_text()}, {"high", in.high_text()}});
@@ -56,6 +60,12 @@ SensitivityRun run_sensitivity(const SensitivityOptions& o) {
     for (const auto& p : plan_outs) run.outputs.push_back({p.name, p.is_comparison()});
     model = [&c, plan_outs, jobs](const std::vector<double>& values) {
       return evaluate_plan_outputs(*c.plan, c.profile, c.inputs, values, plan_outs, jobs);
+    };
+  } else if (c.topology) {
+    const auto row_outs = topology_study_outputs(*c.topology);
+    for (const auto& r : row_outs) run.outputs.push_back({r.output.name, true});
+    model = [&c, row_outs, jobs](const std::vector<double>& values) {
+      return evaluate_topology_outputs(*c.topology, c.inputs, values, row_outs, jobs);
     };
   } else {
     const auto sweep_outs = sweep_outputs(c.experiment);
