@@ -2,8 +2,9 @@
 // plain `sparksim plan` run with the input given as that command's own option (--acceptance
 // calibrated:shift=V, --output-length-scale V) at every value the study reports: the GPUs needed
 // per policy at each input's low and high, the tornado's largest swing, and the break-even's
-// bracket (the conclusion "DSpark needs fewer GPUs than MTP-1" differs at its two ends). A bad
-// plan file or input stops with `path:line`, exit 2, nothing written.
+// bracket (the conclusion "DSpark needs fewer GPUs than MTP-1" differs at its two ends); a second
+// run gives the same bytes. A bad plan file or input stops with `path:line`, exit 2, nothing
+// written.
 #include <cmath>
 #include <map>
 
@@ -157,6 +158,16 @@ TEST_CASE("sensitivity on a plan: GPUs per policy as plain plans give them, torn
     CHECK((lo[0] > lo[1]) != (hi[0] > hi[1]));  // DSpark needs fewer GPUs at exactly one end
   }
   CHECK(found);
+  // Same config, same bytes.
+  const auto again =
+      run_cli("sensitivity --quiet --jobs 2 --config " + (dir / "study.json").string() + " --out " +
+                  (dir / "again").string(),
+              dir);
+  REQUIRE(again.exit_code == 0);
+  for (const char* file : {"sensitivity.csv", "break_even.csv", "report.html", "study.json"}) {
+    INFO(file);
+    CHECK(read_file(dir / "out" / file) == read_file(dir / "again" / file));
+  }
   fs::remove_all(dir);
 }
 
