@@ -194,6 +194,9 @@ PlanConfig load_plan_config(const std::string& path) {
   }
   problems.throw_if_any();
   apply_engine_preset(f, c.options.run);
+  // Composed topology profiles need a provenance date; plan's CLI stamps today's, a file a fixed
+  // one (same config, same bytes; the profiles stay in memory).
+  c.options.topology.date = "(composed in memory for a sparksim.plan/1 config)";
   c.options.out_dir = "-";  // check_plan asks for one; a study's plans write nothing
   try {
     check_plan(c.options);

@@ -214,3 +214,83 @@ TEST_CASE("sensitivity on a plan: a bad plan file or input stops with path:line,
   "experiment_overrides": {"seeds": [1]},)");
   fs::remove_all(dir);
 }
+
+TEST_CASE("sensitivity on a plan over V4 topologies: GPUs are the fewest over the topologies") {
+  // Oracle: plain `sparksim plan --topologies dep8 dep16` under each acceptance scenario, the
+  // fewest GPUs among each policy's topologies that meet the SLO (from its plan.csv).
+  const auto dir = scratch_dir("sensitivity_plan_v4");
+  const std::string workload = "rate=200,prompt=fixed:512,output=fixed:64,domain=chat,duration_s=3";
+  std::ofstream(dir / "plan.json") << R"({
+  "schema": "sparksim.plan/1",
+  "synthetic": ")" + workload + R"(",
+  "target": "deepseek-v4-flash",
+  "gpu": "h200",
+  "topologies": ["dep8", "dep16"],
+  "slo": "tok_s_per_user_p50>=60",
+  "policies": ["mtp1+static:k=1", "dspark-5+async-topk"]
+}
+)";
+  const auto write_study = [&](const std::string& second_input) {
+    std::ofstream(dir / "study.json") << R"({
+  "schema": "sparksim.sensitivity/1",
+  "title": "v4 plan",
+  "experiment": ")" + (dir / "plan.json").string() +
+                                             R"(",
+  "inputs": [
+    {"input": "acceptance_scenario", "low": "v4-vllm-note", "high": "dspark-table1-qwen3"},
+    )" + second_input + R"(
+  ]
+}
+)";
+  };
+  write_study(R"({"input": "routing_imbalance", "low": 1, "high": 2})");
+  const auto r = run_cli("sensitivity --jobs 2 --config " + (dir / "study.json").string() +
+                             " --out " + (dir / "out").string(),
+                         dir);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const CsvTable csv = CsvTable::parse(read_file(dir / "out" / "sensitivity.csv"), "s.csv");
+  for (const char* level : {"low", "high"}) {
+    const std::string scenario =
+        std::string(level) == "low" ? "v4-vllm-note" : "dspark-table1-qwen3";
+    const auto out = dir / ("plain_" + scenario);
+    const auto plain = run_cli("plan --jobs 2 --synthetic " + workload +
+                                   " --target deepseek-v4-flash --gpu h200 --topologies dep8 dep16 "
+                                   "--slo \"tok_s_per_user_p50>=60\" --policies mtp1+static:k=1 "
+                                   "dspark-5+async-topk --acceptance calibrated:scenario=" +
+                                   scenario + " --out " + out.string(),
+                               dir);
+    INFO(plain.output);
+    REQUIRE(plain.exit_code == 0);
+    const CsvTable plan = CsvTable::parse(read_file(out / "plan.csv"), "plan.csv");
+    std::map<std::string, double> fewest;  // policy entry -> GPUs
+    for (std::size_t p = 0; p < plan.rows(); ++p) {
+      if (plan.cell(p, plan.column("status")) != "met") continue;
+      const std::string entry =
+          plan.cell(p, plan.column("drafter")) + "+" + plan.cell(p, plan.column("policy"));
+      const double gpus = plan.number(p, plan.column("gpus"));
+      fewest[entry] = fewest.count(entry) ? std::min(fewest[entry], gpus) : gpus;
+    }
+    REQUIRE(fewest.size() == 2);
+    for (std::size_t row = 0; row < csv.rows(); ++row) {
+      if (csv.cell(row, csv.column("input")) != "acceptance_scenario") continue;
+      const std::string output = csv.cell(row, csv.column("output"));
+      const double value = cell_or_nan(csv, row, (std::string("output_at_") + level).c_str());
+      INFO(output << " at " << level);
+      if (output.rfind("GPUs needed, ", 0) == 0) {
+        CHECK(value == fewest.at(output.substr(13)));
+      } else {
+        CHECK(value == Approx(fewest.at("mtp1+static:k=1") / fewest.at("dspark-5+async-topk")));
+      }
+    }
+  }
+  // A cost input cannot scale a profile each topology composes for itself: refused at its line.
+  write_study(R"({"input": "draft_cost_x", "low": 1, "high": 2})");
+  const auto bad = run_cli(
+      "sensitivity --config " + (dir / "study.json").string() + " --out " + (dir / "bad").string(),
+      dir);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Catch::Contains("study.json:7: draft_cost_x: not with topologies"));
+  CHECK_FALSE(fs::exists(dir / "bad"));
+  fs::remove_all(dir);
+}
