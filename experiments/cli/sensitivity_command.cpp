@@ -22,7 +22,7 @@ void add_sensitivity_command(CLI::App& app) {
     const SensitivityRun r = run_sensitivity(*o);
     if (*quiet) return;
     std::printf("study     %s\n", r.config.title.c_str());
-    std::printf("profile   %s\n", r.config.experiment.profile_label.c_str());
+    std::printf("profile   %s\n", r.config.profile_label.c_str());
     std::printf("inputs    %zu, outputs %zu, %zu sweeps simulated in %.1f s\n",
                 r.config.inputs.size(), r.outputs.size(), r.result.evaluations, r.wall_s);
     for (std::size_t k = 0; k < r.outputs.size(); ++k) {

@@ -7,7 +7,9 @@
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
+#include "experiments/sensitivity/plan_study_outputs.hpp"
 #include "experiments/sensitivity/routing_imbalance.hpp"
+#include "experiments/sensitivity/topology_study.hpp"
 #include "profiles/profile_io.hpp"
 
 namespace sparksim {
@@ -46,8 +48,14 @@ void keep_systems(const JsonFile& f, const Pointer& ptr, SweepConfig& c) {
   if (kept.size() < 2) f.fail(ptr, "systems must keep the baseline and at least one other");
 }
 
-void apply_overrides(const JsonFile& f, const Pointer& ptr, SweepConfig& c) {
-  f.reject_unknown_keys(ptr, {"systems", "loads", "seeds", "max_requests", "tiers_tok_s_per_user"});
+// `topology`: the comparison of a v4-topologies experiment, whose rows are chosen apart ("rows").
+void apply_overrides(const JsonFile& f, const Pointer& ptr, SweepConfig& c, bool topology = false) {
+  if (topology) {
+    f.reject_unknown_keys(ptr, {"systems", "loads", "seeds", "tiers_tok_s_per_user", "rows"});
+  } else {
+    f.reject_unknown_keys(ptr,
+                          {"systems", "loads", "seeds", "max_requests", "tiers_tok_s_per_user"});
+  }
   const auto& o = f.at(ptr);
   if (o.contains("systems")) keep_systems(f, ptr / "systems", c);
   if (o.contains("loads")) {
@@ -74,7 +82,7 @@ void apply_overrides(const JsonFile& f, const Pointer& ptr, SweepConfig& c) {
   }
 }
 
-SensitivityInput parse_input(const JsonFile& f, const Pointer& ptr, const SweepConfig& c) {
+SensitivityInput parse_input(const JsonFile& f, const Pointer& ptr, const std::string& acceptance) {
   f.reject_unknown_keys(ptr, {"input", "low", "high"});
   SensitivityInput in;
   const std::string name = f.get_string(ptr / "input");
@@ -82,9 +90,9 @@ SensitivityInput parse_input(const JsonFile& f, const Pointer& ptr, const SweepC
   if (in.kind == nullptr) {
     f.fail(ptr / "input", "unknown input '" + name + "' (inputs: " + input_kind_names() + ")");
   }
-  if (varies_acceptance_model(*in.kind) && c.acceptance.rfind("calibrated", 0) != 0) {
+  if (varies_acceptance_model(*in.kind) && acceptance.rfind("calibrated", 0) != 0) {
     f.fail(ptr / "input", name + " varies the calibrated acceptance model; the experiment uses '" +
-                              c.acceptance + "'");
+                              acceptance + "'");
   }
   if (in.kind->categorical) {
     in.low_choice = f.get_string(ptr / "low");
@@ -130,6 +138,83 @@ void check_input_runs(const JsonFile& f, const Pointer& ptr, const SensitivityCo
   }
 }
 
+// The experiment file's schema; "" when it has none or does not parse (its loader then says why).
+std::string schema_of(const std::string& path) {
+  try {
+    const JsonFile f = JsonFile::load(path);
+    if (f.has(Pointer("/schema"))) return f.get_string(Pointer("/schema"));
+  } catch (const InputError&) {
+  }
+  return "";
+}
+
+// A `sparksim.sweep/1` comparison, its reductions applied.
+void load_sweep_experiment(const JsonFile& f, SensitivityConfig& c) {
+  try {
+    c.experiment = load_sweep_config(c.experiment_path);
+  } catch (const InputError& e) {
+    f.fail(Pointer("/experiment"), "the experiment does not load:\n" + std::string(e.what()));
+  }
+  if (!c.experiment.baseline || c.experiment.tiers_tok_s_per_user.empty()) {
+    f.fail(Pointer("/experiment"), "the experiment needs a baseline and tiers_tok_s_per_user");
+  }
+  if (f.has(Pointer("/experiment_overrides"))) {
+    apply_overrides(f, Pointer("/experiment_overrides"), c.experiment);
+  }
+  c.profile = std::make_shared<const Profile>(load_profile(c.experiment.profile_path));
+  c.experiment_title = c.experiment.title;
+  c.profile_label = c.experiment.profile_label;
+}
+
+// A `sparksim.plan/1` capacity plan.
+void load_plan_experiment(const JsonFile& f, SensitivityConfig& c) {
+  if (f.has(Pointer("/experiment_overrides"))) {
+    f.fail(Pointer("/experiment_overrides"),
+           "experiment_overrides reduce a sweep; a plan config is the study's size already "
+           "(write a smaller one)");
+  }
+  try {
+    c.plan = load_plan_config(c.experiment_path);
+  } catch (const InputError& e) {
+    f.fail(Pointer("/experiment"), "the experiment does not load:\n" + std::string(e.what()));
+  }
+  const PlanOptions& o = c.plan->options;
+  c.experiment_title = c.plan->title;
+  if (o.topology.active()) {
+    c.profile_label = "topologies";
+    for (const auto& t : o.topology.topologies) c.profile_label += " " + t;
+    for (const auto& t : o.topology.topology_profiles) c.profile_label += " " + t;
+    return;
+  }
+  c.profile = std::make_shared<const Profile>(load_profile(o.run.profile_path));
+  c.profile_label = c.profile->label();
+}
+
+// A `sparksim.v4-topologies/1` comparison on the rows kept ("experiment_overrides": "rows"; all
+// that fit without), its other reductions applied to the comparison.
+void load_topology_experiment(const JsonFile& f, SensitivityConfig& c) {
+  const Pointer overrides("/experiment_overrides");
+  std::vector<std::string> rows;
+  if (f.has(overrides / "rows")) {
+    for (std::size_t i = 0; i < f.get_array(overrides / "rows").size(); ++i) {
+      rows.push_back(f.get_string(overrides / "rows" / i));
+    }
+    if (rows.empty()) f.fail(overrides / "rows", "rows is empty; list the rows to keep");
+  }
+  try {
+    c.topology = load_topology_study(c.experiment_path, rows);
+  } catch (const InputError& e) {
+    f.fail(f.has(overrides / "rows") ? overrides / "rows" : Pointer("/experiment"),
+           "the experiment does not load:\n" + std::string(e.what()));
+  }
+  c.experiment = c.topology->comparison;
+  if (f.has(overrides)) apply_overrides(f, overrides, c.experiment, true);
+  c.topology->comparison = c.experiment;
+  c.experiment_title = c.topology->config.title;
+  c.profile_label = "DeepSeek-V4 topology rows:";
+  for (const auto& row : c.topology->rows) c.profile_label += " " + row.name;
+}
+
 }  // namespace
 
 SensitivityConfig load_sensitivity_config(const std::string& path) {
@@ -145,37 +230,51 @@ SensitivityConfig load_sensitivity_config(const std::string& path) {
   c.title = f.get_string(Pointer("/title"));
   if (f.has(Pointer("/about"))) c.about = f.get_string(Pointer("/about"), true);
   c.experiment_path = f.get_string(Pointer("/experiment"));
-  try {
-    c.experiment = load_sweep_config(c.experiment_path);
-  } catch (const InputError& e) {
-    f.fail(Pointer("/experiment"), "the experiment does not load:\n" + std::string(e.what()));
+  const std::string schema = schema_of(c.experiment_path);
+  if (schema == kPlanSchema) {
+    load_plan_experiment(f, c);
+  } else if (schema == kTopologySweepSchema) {
+    load_topology_experiment(f, c);
+  } else {
+    load_sweep_experiment(f, c);
   }
-  if (!c.experiment.baseline || c.experiment.tiers_tok_s_per_user.empty()) {
-    f.fail(Pointer("/experiment"), "the experiment needs a baseline and tiers_tok_s_per_user");
-  }
-  if (f.has(Pointer("/experiment_overrides"))) {
-    apply_overrides(f, Pointer("/experiment_overrides"), c.experiment);
-  }
+  const std::string& acceptance = c.plan ? c.plan->options.run.acceptance : c.experiment.acceptance;
   const auto& inputs = f.get_array(Pointer("/inputs"));
   if (inputs.empty()) f.fail(Pointer("/inputs"), "inputs is empty");
   std::set<std::string> seen;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Pointer ptr = Pointer("/inputs") / i;
-    c.inputs.push_back(parse_input(f, ptr, c.experiment));
+    c.inputs.push_back(parse_input(f, ptr, acceptance));
     if (!seen.insert(c.inputs.back().label()).second) {
       f.fail(ptr / "input", c.inputs.back().label() + " is listed twice");
     }
   }
-  c.profile = std::make_shared<const Profile>(load_profile(c.experiment.profile_path));
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    const Pointer ptr = Pointer("/inputs") / i / "input";
+    if (c.plan) {
+      try {
+        check_plan_input(*c.plan, c.inputs[i]);
+      } catch (const InputError& e) {
+        f.fail(ptr, e.what());
+      }
+      continue;
+    }
+    if (c.topology) {
+      try {
+        check_topology_input(*c.topology, c.inputs, i);
+      } catch (const InputError& e) {
+        f.fail(ptr, e.what());
+      }
+      continue;
+    }
     if (c.inputs[i].kind->kind == InputKind::kRoutingImbalance) {
       try {
         (void)profile_replica(*c.profile);  // a dense target has no routing to unbalance
       } catch (const InputError& e) {
-        f.fail(Pointer("/inputs") / i / "input", e.what());
+        f.fail(ptr, e.what());
       }
     }
-    check_input_runs(f, Pointer("/inputs") / i / "input", c, i);
+    check_input_runs(f, ptr, c, i);
   }
   if (f.has(Pointer("/break_even"))) c.break_even = f.get_bool(Pointer("/break_even"));
   if (f.has(Pointer("/joint"))) {

@@ -1,7 +1,8 @@
 // `sparksim sensitivity` as a library call: load and check a `sparksim.sensitivity/1` config
-// (every problem before any simulation), run the study with the comparison's sweep as the model,
-// draw the tornado charts and write DIR/{sensitivity.csv, break_even.csv, sobol.csv, tornado.gp,
-// tornado_<k>.png/.svg, report.html, study.json} through a staged directory (nothing half-written).
+// (every problem before any simulation), run the study with the comparison's sweep (or the
+// capacity plan's replica search) as the model, draw the tornado charts and write
+// DIR/{sensitivity.csv, break_even.csv, sobol.csv, tornado.gp, tornado_<k>.png/.svg, report.html,
+// study.json} through a staged directory (nothing half-written).
 #pragma once
 
 #include <string>

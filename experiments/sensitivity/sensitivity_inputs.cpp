@@ -187,8 +187,9 @@ AppliedInputs applied_inputs(const SweepConfig& base, std::shared_ptr<const Prof
       o.profile = scaled;
       o.host_overhead_us = host_us;
     }
-    o.prompt_length_scale = prompt_x;
-    o.output_length_scale = output_x;
+    // Times the options' own scales: a plan's --prompt-length-scale stays under a cost input.
+    o.prompt_length_scale *= prompt_x;
+    o.output_length_scale *= output_x;
     // Unset: the experiment's own arrival_cv (a sweep's workload.arrival_cv, plan's option).
     if (arrival_cv != 0) o.arrival_cv = arrival_cv;
   };

@@ -8,6 +8,7 @@
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
+#include "experiments/plan/plan_config.hpp"
 #include "experiments/sensitivity/sensitivity_config.hpp"
 #include "experiments/sweep/sweep_config.hpp"
 #include "experiments/sweep/topology_sweep_config.hpp"
@@ -41,6 +42,15 @@ TEST_CASE("every bundled experiment config validates") {
         CHECK(fs::exists(fs::path(SPARKSIM_SOURCE_DIR) / extra));
       }
       CHECK(t.published);
+      continue;
+    }
+    if (JsonFile::load(relative).root().value("schema", "") == kPlanSchema) {
+      // A capacity plan (a sensitivity study's experiment): plan's own checks, and a baseline.
+      try {
+        CHECK(load_plan_config(relative).baseline);
+      } catch (const InputError& e) {
+        FAIL(e.what());
+      }
       continue;
     }
     if (JsonFile::load(relative).root().value("schema", "") == kSensitivitySchema) {

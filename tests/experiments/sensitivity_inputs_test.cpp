@@ -1,6 +1,8 @@
 // applied_inputs: what one set of input values turns into for a sweep's runs. Hand-checked cases:
 // an input left at nominal leaves the experiment's own setting (a sweep's workload.arrival_cv)
-// alone even when another input builds the run-options adjuster; a set arrival_cv replaces it.
+// alone even when another input builds the run-options adjuster; a set arrival_cv replaces it; a
+// length input multiplies the run's own length scale (a plan's --prompt-length-scale), and a cost
+// input alone leaves that scale as it was.
 #include "experiments/sensitivity/sensitivity_inputs.hpp"
 
 #include <catch2/catch.hpp>
@@ -36,6 +38,32 @@ TEST_CASE("applied_inputs keeps the experiment's own arrival_cv unless the input
   REQUIRE(burst.adjust);
   burst.adjust(o);
   CHECK(o.arrival_cv == 4.0);
+}
+
+TEST_CASE("applied_inputs multiplies the run's own length scales, and a cost input keeps them",
+          "[sensitivity][inputs]") {
+  const auto profile =
+      std::make_shared<const Profile>(load_profile("profiles/analytic/h100-sxm/qwen3-8b.json"));
+  std::vector<SensitivityInput> inputs(2);
+  inputs[0].kind = find_input_kind("output_length_x");
+  inputs[0].low = 0.5;
+  inputs[0].high = 2;
+  inputs[1].kind = find_input_kind("draft_cost_x");
+  inputs[1].low = 0.5;
+  inputs[1].high = 2;
+  RunOptions plan_run;  // `plan --prompt-length-scale 3 --output-length-scale 1.5`
+  plan_run.prompt_length_scale = 3;
+  plan_run.output_length_scale = 1.5;
+
+  RunOptions cost = plan_run;
+  applied_inputs({}, profile, inputs, {nominal_value(), 2.0}).adjust(cost);
+  CHECK(cost.prompt_length_scale == 3.0);
+  CHECK(cost.output_length_scale == 1.5);
+
+  RunOptions longer = plan_run;
+  applied_inputs({}, profile, inputs, {2.0, nominal_value()}).adjust(longer);
+  CHECK(longer.prompt_length_scale == 3.0);
+  CHECK(longer.output_length_scale == 3.0);  // 1.5 x 2
 }
 
 }  // namespace
