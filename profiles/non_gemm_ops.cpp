@@ -20,8 +20,8 @@ MemoryBoundKernel head_rms_norm(double width, double head_dim) {
 MemoryBoundKernel rotary_embedding(double q_width, double kv_width) {
   return {"RoPE", 0, 2 * (q_width + kv_width) * kBf16Bytes};
 }
-MemoryBoundKernel kv_cache_append(double kv_width) {
-  return {"KV-cache append", 0, 2 * 2 * kv_width * kBf16Bytes};
+MemoryBoundKernel kv_cache_append(double kv_width, double cache_element_bytes) {
+  return {"KV-cache append", 0, 2 * kv_width * (kBf16Bytes + cache_element_bytes)};
 }
 MemoryBoundKernel silu_mul(double ffn) {
   return {"SiLU*mul", 0, 3 * ffn * kBf16Bytes};
@@ -46,7 +46,7 @@ std::vector<MemoryBoundKernel> layer_non_gemm_kernels(const NonGemmLayerWidths& 
     k.push_back(head_rms_norm(w.kv_width, w.head_dim));
   }
   k.push_back(rotary_embedding(w.q_width, w.kv_width));
-  k.push_back(kv_cache_append(w.kv_width));
+  k.push_back(kv_cache_append(w.kv_width, w.kv_cache_element_bytes));
   k.push_back(residual_rms_norm(w.hidden));
   k.push_back(silu_mul(w.ffn));
   return k;

@@ -28,6 +28,7 @@ struct NonGemmLayerWidths {
   double head_dim = 0;
   double ffn = 0;
   bool qk_norm = false;
+  double kv_cache_element_bytes = 2;  // bytes per cached K or V element (bf16 2, fp8 1)
 };
 
 // RMSNorm fused with the residual add: reads x and the residual, writes both (4 h values).
@@ -35,9 +36,10 @@ MemoryBoundKernel residual_rms_norm(double hidden);
 // Per-head RMSNorm over `width` values (q or k) with a head_dim weight vector.
 MemoryBoundKernel head_rms_norm(double width, double head_dim);
 MemoryBoundKernel rotary_embedding(double q_width, double kv_width);  // in-place on q and k
-MemoryBoundKernel kv_cache_append(double kv_width);                   // new K and V into pages
-MemoryBoundKernel silu_mul(double ffn);                               // SiLU(gate) * up
-MemoryBoundKernel embedding_gather(double hidden);                    // one row per token
+// New K and V (bf16 activations) read and written into the cache's pages at its element size.
+MemoryBoundKernel kv_cache_append(double kv_width, double cache_element_bytes = 2);
+MemoryBoundKernel silu_mul(double ffn);             // SiLU(gate) * up
+MemoryBoundKernel embedding_gather(double hidden);  // one row per token
 // The attention kernel's own activation traffic (q in, output out): the analytic roofline
 // charges it; the database's attention rows already include it, so the composer does not.
 MemoryBoundKernel attention_activations(double q_width);

@@ -53,8 +53,10 @@ void run(const ProfileMeasuredDbOptions& o) {
   const Profile& p = build.profile;
 
   // The analytic generator judged on the same compositions (all points: it fits none of them);
-  // it models one bf16 GPU only, so a TP or FP8 deployment has no analytic counterpart.
-  const bool single_bf16 = o.deployment.tensor_parallel == 1 && o.deployment.precision == "bf16";
+  // it models one bf16 GPU with a bf16 KV cache only, so a TP, FP8 or FP8-KV deployment has no
+  // analytic counterpart.
+  const bool single_bf16 = o.deployment.tensor_parallel == 1 && o.deployment.precision == "bf16" &&
+                           o.deployment.kv_cache_dtype == "bf16";
   std::optional<FitErrorReport> analytic_error;
   if (single_bf16) {
     const DenseTargetShape shape = read_dense_target(shapes, o.target);
@@ -115,6 +117,10 @@ void add_profile_measured_db_command(CLI::App& profile) {
   cmd->add_option("--precision", options->deployment.precision,
                   "layer GEMM precision: bf16, or fp8 (per-tensor W8A8 rows; LM head and "
                   "attention bf16)")
+      ->capture_default_str();
+  cmd->add_option("--kv-cache-dtype", options->deployment.kv_cache_dtype,
+                  "KV-cache element type: bf16, or fp8 (attention from the database's fp8-KV "
+                  "rows, half the KV bytes per token)")
       ->capture_default_str();
   cmd->add_option("--out", options->out_path, "profile JSON to write (atomically)")->required();
   add_provenance_options(*cmd, options->date, options->git_sha);

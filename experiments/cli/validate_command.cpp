@@ -45,9 +45,10 @@ struct ValidateOptions {
   std::int64_t silicon_requests_per_user = 10;
   bool silicon_requests_per_user_set = false;  // given on the command line
   std::string silicon_client = "lockstep";
-  std::string silicon_split;       // roles by group (sparksim.silicon-split/1)
-  std::string cross_validate;      // "groups": leave-one-group-out report
-  std::string cross_validate_csv;  // its table as CSV
+  std::string silicon_kv_cache_dtype = "bf16";  // the declared KV-cache scenario
+  std::string silicon_split;                    // roles by group (sparksim.silicon-split/1)
+  std::string cross_validate;                   // "groups": leave-one-group-out report
+  std::string cross_validate_csv;               // its table as CSV
 };
 
 // --silicon: every row mapped (or skipped) and every profile loaded before anything runs, then
@@ -61,6 +62,7 @@ void run_silicon(const ValidateOptions& o) {
   }
   const SiliconClient client = silicon_client(o.silicon_client, o.silicon_requests_per_user,
                                               o.silicon_requests_per_user_set);
+  const SiliconKvCache kv_cache = silicon_kv_cache(o.silicon_kv_cache_dtype);
   if (!o.cross_validate.empty() && o.cross_validate != "groups") {
     throw InputError("validate: --cross-validate is '" + o.cross_validate +
                      "'; the only mode is 'groups' (leave one engine version x model out)");
@@ -79,7 +81,7 @@ void run_silicon(const ValidateOptions& o) {
                                                        ? std::map<std::string, std::string>{}
                                                        : read_silicon_split(o.silicon_split);
   for (SiliconRow& row : read_silicon_sample(o.silicon)) {
-    SiliconConfig config = map_silicon_row(row, o.silicon_profiles);
+    SiliconConfig config = map_silicon_row(row, o.silicon_profiles, kv_cache);
     std::string role;
     if (config.replayable && !profiles.contains(config.profile_path)) {
       profiles.emplace(config.profile_path, load_profile(config.profile_path));
@@ -116,12 +118,14 @@ void run_silicon(const ValidateOptions& o) {
   std::optional<CrossValidation> cv;
   if (!o.cross_validate.empty()) cv = cross_validate_groups(results, fit_cases, context);
   std::printf("Client: %s\n", client.description.c_str());
+  std::printf("KV cache: %s\n", silicon_kv_cache_description(kv_cache).c_str());
   std::fputs(format_silicon_report(results).c_str(), stdout);
   std::fputs(format_host_terms(host).c_str(), stdout);
   if (cv) std::fputs(format_cross_validation(*cv).c_str(), stdout);
   if (!o.json_out.empty()) {
     nlohmann::ordered_json j = silicon_report_json(results);
     j["client"] = client.description;
+    j["kv_cache"] = silicon_kv_cache_description(kv_cache);
     j["host_terms"] = host_terms_json(host);
     write_file_atomically(o.json_out, format_json(j));
   }
@@ -288,7 +292,7 @@ void add_validate_command(CLI::App& app) {
                   "real-silicon samples (aiconfigurator silicon_sample.csv format), e.g. "
                   "experiments/validate/data/silicon/silicon_dense.csv");
   cmd->add_option("--silicon-profiles", o->silicon_profiles,
-                  "--silicon: folder of <gpu>/<target>-tp<N>[-fp8].json profiles")
+                  "--silicon: folder of <gpu>/<target>-tp<N>[-fp8][-kvfp8].json profiles")
       ->capture_default_str();
   cmd->add_option("--silicon-requests-per-user", o->silicon_requests_per_user,
                   "--silicon: requests sent per concurrency slot (batch_size x this in all; "
@@ -299,6 +303,11 @@ void add_validate_command(CLI::App& app) {
                   "--silicon: the client each row is replayed as: lockstep (10 x batch_size "
                   "requests, all counted) or aiperf-template (upstream's aiperf script: 2 x "
                   "batch_size warm-up drained and excluded, 50 x batch_size counted)")
+      ->capture_default_str();
+  cmd->add_option("--silicon-kv-cache-dtype", o->silicon_kv_cache_dtype,
+                  "--silicon: the KV cache each row is replayed with: bf16, fp8 (every fp8-weight "
+                  "row on its -kvfp8 profile) or checkpoint (fp8 only where the row's checkpoint "
+                  "declares an FP8 KV cache)")
       ->capture_default_str();
   cmd->add_option("--cross-validate", o->cross_validate,
                   "--silicon: 'groups' = leave-one-group-out, each engine version x model "

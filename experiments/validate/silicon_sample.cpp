@@ -2,6 +2,7 @@
 #include "experiments/validate/silicon_sample.hpp"
 
 #include <filesystem>
+#include <stdexcept>
 
 #include "common/csv_table.hpp"
 #include "common/input_error.hpp"
@@ -28,6 +29,20 @@ std::string gpu_of(const std::string& system) {
   if (system == "h200_sxm") return "h200-sxm";
   return "";
 }
+
+// The checkpoints the bundled rows name, and what each declares about its KV cache.
+struct CheckpointKvCache {
+  const char* model_path;
+  bool fp8_kv_cache;
+  const char* source;
+};
+constexpr CheckpointKvCache kCheckpointKvCache[] = {
+    {"Qwen/Qwen3-32B", false, "bf16 checkpoint, no quantization config"},
+    {"meta-llama/Llama-3.1-8B-Instruct", false, "bf16 checkpoint, no quantization config"},
+    // NVIDIA/TensorRT-LLM docs/source/performance/perf-benchmarking.md (commit ac643b66) quotes
+    // this checkpoint family's hf_quant_config.json: quant_algo FP8, kv_cache_quant_algo null.
+    {"nvidia/Llama-3.1-8B-Instruct-FP8", false, "ModelOpt FP8, kv_cache_quant_algo null"},
+};
 
 SiliconConfig skip(std::string reason) {
   SiliconConfig c;
@@ -75,7 +90,34 @@ std::vector<SiliconRow> read_silicon_sample(const std::string& path) {
   return rows;
 }
 
-SiliconConfig map_silicon_row(const SiliconRow& row, const std::string& profiles_dir) {
+SiliconKvCache silicon_kv_cache(const std::string& name) {
+  if (name == "bf16") return SiliconKvCache::kBf16;
+  if (name == "fp8") return SiliconKvCache::kFp8;
+  if (name == "checkpoint") return SiliconKvCache::kCheckpoint;
+  throw InputError("--silicon-kv-cache-dtype: '" + name + "'; valid: bf16, fp8, checkpoint");
+}
+
+std::string silicon_kv_cache_description(SiliconKvCache scenario) {
+  switch (scenario) {
+    case SiliconKvCache::kBf16:
+      return "bf16 (every row's KV cache bf16)";
+    case SiliconKvCache::kFp8:
+      return "fp8 (an fp8 KV cache for every fp8-weight row; bf16 rows keep bf16)";
+    case SiliconKvCache::kCheckpoint:
+      return "checkpoint (fp8 only where the row's checkpoint declares an FP8 KV cache)";
+  }
+  return "";
+}
+
+bool checkpoint_declares_fp8_kv_cache(const std::string& model_path) {
+  for (const CheckpointKvCache& c : kCheckpointKvCache) {
+    if (model_path == c.model_path) return c.fp8_kv_cache;
+  }
+  throw std::logic_error("no KV-cache declaration known for checkpoint " + model_path);
+}
+
+SiliconConfig map_silicon_row(const SiliconRow& row, const std::string& profiles_dir,
+                              SiliconKvCache kv_cache) {
   if (row.mode != "agg") return skip("mode " + row.mode + ": only aggregated engines replay");
   SiliconConfig c;
   c.target = target_of(row.model_path);
@@ -96,8 +138,13 @@ SiliconConfig map_silicon_row(const SiliconRow& row, const std::string& profiles
     return skip("precision " + row.precision + "/" + row.gemm_quant_mode +
                 ": only bf16 and per-tensor fp8 GEMMs are composed");
   }
-  const std::string file =
-      c.target + "-tp" + std::to_string(row.tp) + (c.precision == "fp8" ? "-fp8" : "") + ".json";
+  const bool fp8_kv =
+      (kv_cache == SiliconKvCache::kFp8 && c.precision == "fp8") ||
+      (kv_cache == SiliconKvCache::kCheckpoint && checkpoint_declares_fp8_kv_cache(row.model_path));
+  c.kv_cache_dtype = fp8_kv ? "fp8" : "bf16";
+  const std::string file = c.target + "-tp" + std::to_string(row.tp) +
+                           (c.precision == "fp8" ? "-fp8" : "") + (fp8_kv ? "-kvfp8" : "") +
+                           ".json";
   c.profile_path = (std::filesystem::path(profiles_dir) / c.gpu / file).string();
   if (!std::filesystem::exists(c.profile_path)) return skip("no profile " + c.profile_path);
   // A row the composition can replay runs on its own engine version's preset, or not at all: a
@@ -111,7 +158,7 @@ SiliconConfig map_silicon_row(const SiliconRow& row, const std::string& profiles
   c.engine = std::string(preset->name);
   c.group = row.backend + " " +
             (row.backend_version.empty() ? "(no version)" : row.backend_version) + " / " +
-            c.target + " / " + c.precision;
+            c.target + " / " + c.precision + (fp8_kv ? " / kv fp8" : "");
   c.replayable = true;
   return c;
 }

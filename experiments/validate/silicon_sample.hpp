@@ -29,19 +29,35 @@ std::vector<SiliconRow> read_silicon_sample(const std::string& path);
 
 struct SiliconConfig {
   bool replayable = false;
-  std::string skip_reason;   // when not replayable
-  std::string target;        // "qwen3-32b"
-  std::string gpu;           // "h100-sxm"
-  std::string precision;     // "bf16" | "fp8"
+  std::string skip_reason;              // when not replayable
+  std::string target;                   // "qwen3-32b"
+  std::string gpu;                      // "h100-sxm"
+  std::string precision;                // "bf16" | "fp8"
+  std::string kv_cache_dtype = "bf16";  // "bf16" | "fp8": the KV cache the replay assumes
   std::string engine;        // its engine version's preset: "vllm@0.12" | "sglang@0.5" | ...
-  std::string profile_path;  // <profiles_dir>/<gpu>/<target>-tp<N>[-fp8].json
+  std::string profile_path;  // <profiles_dir>/<gpu>/<target>-tp<N>[-fp8][-kvfp8].json
   std::string group;         // "vllm 0.12.0 / qwen3-32b / bf16": engine version x model x precision
+                             // (" / kv fp8" appended when the row's KV cache is fp8)
 };
+
+// The KV-cache scenario a replay declares (docs/silicon-kv-cache.md; the rows do not record the
+// KV dtype): "bf16" every row's cache bf16 (the default); "fp8" an fp8 cache for every row with
+// fp8 weights; "checkpoint" an fp8 cache only for rows whose checkpoint (model_path) declares an
+// FP8 KV cache in its published quantization config. InputError naming the valid ones otherwise.
+enum class SiliconKvCache { kBf16, kFp8, kCheckpoint };
+SiliconKvCache silicon_kv_cache(const std::string& name);
+std::string silicon_kv_cache_description(SiliconKvCache scenario);
+
+// Whether the published checkpoint `model_path` declares an FP8 KV cache (its ModelOpt
+// hf_quant_config.json's kv_cache_quant_algo), from the sources kept with the table in
+// silicon_sample.cpp; std::logic_error for a checkpoint the table does not name.
+bool checkpoint_declares_fp8_kv_cache(const std::string& model_path);
 
 // The configuration that replays `row` from the profiles under `profiles_dir`, or why none does.
 // A row that maps to a model, GPU, precision and profile but whose engine version has no preset
 // (sim/engine_preset.hpp) is refused: InputError `path:line: what`.
-SiliconConfig map_silicon_row(const SiliconRow& row, const std::string& profiles_dir);
+SiliconConfig map_silicon_row(const SiliconRow& row, const std::string& profiles_dir,
+                              SiliconKvCache kv_cache = SiliconKvCache::kBf16);
 
 // The group key a split file names roles by: "<backend> <version> / <target>" (engine version x
 // model; precision and TP are not part of it, so a held-out group holds out all of them).

@@ -3,11 +3,18 @@
 
 #include <filesystem>
 #include <set>
+#include <stdexcept>
 
 #include "common/input_error.hpp"
 #include "profiles/kernel_db/grid_interpolation.hpp"
 
 namespace sparksim {
+
+double kv_cache_element_bytes(const std::string& kv_cache_dtype) {
+  if (kv_cache_dtype == "bfloat16") return 2;
+  if (kv_cache_dtype == "fp8") return 1;
+  throw std::invalid_argument("kv_cache_dtype '" + kv_cache_dtype + "': bfloat16 or fp8");
+}
 
 AttentionTable::AttentionTable(const CsvTable& table, const AttentionHeads& heads,
                                AttentionPhase phase)

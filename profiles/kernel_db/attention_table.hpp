@@ -21,8 +21,12 @@ struct AttentionHeads {
   std::int64_t q_heads = 0;
   std::int64_t kv_heads = 0;
   std::int64_t head_dim = 0;
-  std::string kv_cache_dtype = "bfloat16";
+  std::string kv_cache_dtype = "bfloat16";  // the rows' kv_cache_dtype: "bfloat16" or "fp8"
 };
+
+// Bytes one cached K or V element occupies for a kv_cache_dtype of the database ("bfloat16" 2,
+// "fp8" 1); std::invalid_argument for any other.
+double kv_cache_element_bytes(const std::string& kv_cache_dtype);
 
 enum class AttentionPhase { kDecode, kPrefill };
 

@@ -131,6 +131,7 @@ KernelDatabase KernelDatabase::load(const std::string& dir, const std::string& g
   const CsvTable prefill = CsvTable::load(folder + "/attention_context.csv");
   check_provenance_columns(prefill, id.framework, id.device);
   db.prefill_.emplace(prefill, heads, AttentionPhase::kPrefill);
+  db.kv_cache_dtype_ = heads.kv_cache_dtype;
   const std::string all_reduce_path = folder + "/comm_custom_allreduce.csv";
   if (std::filesystem::exists(all_reduce_path)) {
     const CsvTable all_reduce = CsvTable::load(all_reduce_path);

@@ -62,6 +62,8 @@ class KernelDatabase {
   const GemmTable& bf16_gemm() const { return bf16_gemm_ ? *bf16_gemm_ : *gemm_; }
   const AttentionTable& decode_attention() const { return *decode_; }
   const AttentionTable& prefill_attention() const { return *prefill_; }
+  // The kv_cache_dtype both attention tables were read with ("bfloat16" or "fp8").
+  const std::string& kv_cache_dtype() const { return kv_cache_dtype_; }
   // comm_custom_allreduce.csv's table; nullptr when the GPU's folder has none.
   const AllReduceTable* all_reduce() const { return all_reduce_ ? &*all_reduce_ : nullptr; }
 
@@ -71,6 +73,7 @@ class KernelDatabase {
   std::optional<GemmTable> bf16_gemm_;  // only when gemm_ is another dtype
   std::optional<AttentionTable> decode_;
   std::optional<AttentionTable> prefill_;
+  std::string kv_cache_dtype_;
   std::optional<AllReduceTable> all_reduce_;
 };
 

@@ -57,8 +57,8 @@ std::vector<double> nondecreasing_fit(const std::vector<double>& y) {
   return out;
 }
 
-// What the notes say about a TP or FP8 deployment ("" for the bf16 single-GPU default, so the
-// committed single-GPU profiles stay byte for byte).
+// What the notes say about a TP, FP8 or FP8-KV deployment ("" for the bf16 single-GPU default,
+// so the committed single-GPU profiles stay byte for byte).
 std::string deployment_note(const MeasuredDbDeployment& d) {
   std::string note;
   if (d.tensor_parallel > 1) {
@@ -69,10 +69,19 @@ std::string deployment_note(const MeasuredDbDeployment& d) {
             "(graph rows up to the largest bucket, eager above); memory is the replica's; the "
             "LM head's logits gather is not in the database, so not in any step time.";
   }
+  const bool kv_fp8 = d.kv_cache_dtype == "fp8";
   if (d.precision == "fp8") {
     note +=
-        " Precision fp8: layer GEMMs from the per-tensor W8A8 rows (CutlassFP8ScaledMMLinear"
-        "Kernel), LM head and attention bf16 (bf16 KV cache), layer weights 1 byte each.";
+        std::string(
+            " Precision fp8: layer GEMMs from the per-tensor W8A8 rows (CutlassFP8ScaledMMLinear"
+            "Kernel), LM head and attention bf16 (") +
+        (kv_fp8 ? "fp8" : "bf16") + " KV cache), layer weights 1 byte each.";
+  }
+  if (kv_fp8) {
+    note +=
+        " KV cache fp8 (--kv-cache-dtype fp8): decode and prefill attention from the database's "
+        "kv_cache_dtype fp8 rows (bf16 attention math over an fp8 cache), the KV-cache append "
+        "writes 1 byte per element, kv_bytes_per_token is half the bf16 cache's.";
   }
   return note;
 }
@@ -146,6 +155,12 @@ std::string gemm_dtype_for_precision(const std::string& precision) {
   throw InputError("--precision: '" + precision + "'; valid: bf16, fp8");
 }
 
+std::string database_kv_cache_dtype(const std::string& kv_cache_dtype) {
+  if (kv_cache_dtype == "bf16") return "bfloat16";
+  if (kv_cache_dtype == "fp8") return "fp8";
+  throw InputError("--kv-cache-dtype: '" + kv_cache_dtype + "'; valid: bf16, fp8");
+}
+
 void require_layer_gemm_rows(const KernelDatabase& db, const DenseTargetShape& shard,
                              const std::string& precision) {
   const std::int64_t q = shard.q_heads * shard.head_dim;
@@ -191,11 +206,12 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
                                          const MeasuredDbDeployment& deployment) {
   const DenseTargetShape full = read_dense_target(shapes, target);
   const std::string gemm_dtype = gemm_dtype_for_precision(deployment.precision);
+  const std::string kv_dtype = database_kv_cache_dtype(deployment.kv_cache_dtype);
   // One GPU's shard: every GEMM and attention row below is that GPU's (step_composer.hpp).
   const DenseTargetShape shape = shard_for_tensor_parallel(full, deployment.tensor_parallel);
   const KernelDatabase db = KernelDatabase::load(
-      database_dir, gpu, AttentionHeads{shape.q_heads, shape.kv_heads, shape.head_dim}, gemm_dtype,
-      target);
+      database_dir, gpu, AttentionHeads{shape.q_heads, shape.kv_heads, shape.head_dim, kv_dtype},
+      gemm_dtype, target);
   if (gemm_dtype != "bfloat16") require_layer_gemm_rows(db, shape, deployment.precision);
   MeasuredDbBuild build;
   // Memory, host overhead and the graph buckets: the analytic generator's (they are not
@@ -211,6 +227,9 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
   p.gpus = static_cast<int>(deployment.tensor_parallel);
   p.hbm_bytes *= static_cast<double>(deployment.tensor_parallel);
   if (deployment.precision == "fp8") p.weights_bytes -= fp8_weight_bytes_saved(full);
+  // The analytic draft's KV is bf16; the cache's element size scales it (fp8: exactly half, so
+  // twice the tokens fit in the same bytes).
+  p.kv_bytes_per_token *= kv_cache_element_bytes(kv_dtype) / kv_cache_element_bytes("bfloat16");
   const MemoryBoundRates memory_rates = memory_bound_rates(shapes, gpu_short);
   const StepComposer composer(db, shape, p.verify.graph_buckets, memory_rates);
   std::set<std::string> outside;

@@ -33,11 +33,14 @@ struct MeasuredDbBuild {
   std::array<FitErrorReport, kDrafterFamilyCount> draft_held_out;
 };
 
-// How the replica is deployed: tensor-parallel GPUs and the layers' GEMM precision ("bf16", or
-// "fp8": per-tensor W8A8 rows, the LM head and attention staying bf16 as in FP8 checkpoints).
+// How the replica is deployed: tensor-parallel GPUs, the layers' GEMM precision ("bf16", or
+// "fp8": per-tensor W8A8 rows, the LM head and attention math staying bf16 as in FP8 checkpoints)
+// and the KV cache's element type ("bf16", or "fp8": decode and prefill attention from the
+// database's kv_cache_dtype fp8 rows, half the KV bytes per token).
 struct MeasuredDbDeployment {
   std::int64_t tensor_parallel = 1;
   std::string precision = "bf16";
+  std::string kv_cache_dtype = "bf16";
 };
 
 // `database_dir` holds database.json (profiles/data/aic); `gpu` is "h100-sxm" or "h200-sxm".
@@ -51,6 +54,10 @@ MeasuredDbBuild make_measured_db_profile(const std::string& database_dir, const 
 // The database's gemm_dtype for a --precision ("bf16" -> "bfloat16", "fp8" -> "fp8");
 // InputError for anything else.
 std::string gemm_dtype_for_precision(const std::string& precision);
+
+// The database's kv_cache_dtype for a --kv-cache-dtype ("bf16" -> "bfloat16", "fp8" -> "fp8");
+// InputError for anything else.
+std::string database_kv_cache_dtype(const std::string& kv_cache_dtype);
 
 // Checks that every layer projection of `shard` (QKV, O, gate/up, down) has `db`'s GEMM rows
 // without extrapolation; InputError naming the projection and the nearest measured shapes.

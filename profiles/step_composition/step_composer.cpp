@@ -136,7 +136,8 @@ double StepComposer::layer_memory_bound_ms(std::int64_t tokens) const {
                                   static_cast<double>(s.kv_heads * s.head_dim),
                                   static_cast<double>(s.head_dim),
                                   static_cast<double>(s.ffn),
-                                  s.qk_norm};
+                                  s.qk_norm,
+                                  kv_cache_element_bytes(db_.kv_cache_dtype())};
   double us = 0;
   for (const MemoryBoundKernel& k : layer_non_gemm_kernels(widths)) {
     us += memory_bound_us(k, static_cast<double>(tokens), memory_rates_);
