@@ -158,19 +158,27 @@ void Engine::admit(SimTime now) {
   }
 }
 
+Engine::DecodeScratch& Engine::decode_scratch() {
+  thread_local DecodeScratch scratch;
+  return scratch;
+}
+
 void Engine::plan_decode(StepPlan& plan) {
   const int gamma = config_.drafter.gamma;
   // Sized for every running request and filled by index, then cut to the requests that decode:
   // four push_backs per request-step were a measurable share of a small step. The scratch
   // vectors only grow; the spans below carry the count.
   const std::size_t most = running_.size();
-  if (draft_slots_.size() < most) {
-    draft_slots_.resize(most);
-    ids_.resize(most);
-    contexts_.resize(most);
-    hidden_accepted_.resize(most);
-    lengths_.resize(most);
-    confidences_.resize(most * static_cast<std::size_t>(gamma));
+  DecodeScratch& scratch = decode_scratch();
+  if (scratch.draft_slots.size() < most) {
+    scratch.draft_slots.resize(most);
+    scratch.ids.resize(most);
+    scratch.contexts.resize(most);
+    scratch.hidden_accepted.resize(most);
+    scratch.lengths.resize(most);
+  }
+  if (scratch.confidences.size() < most * static_cast<std::size_t>(gamma)) {
+    scratch.confidences.resize(most * static_cast<std::size_t>(gamma));
   }
   if (plan.decode_slots.size() < most) {
     plan.decode_slots.resize(most);
@@ -183,34 +191,34 @@ void Engine::plan_decode(StepPlan& plan) {
     Request& r = slots_[slot];
     if (r.phase != RequestPhase::kDecode || r.in_flight) continue;
     plan.decode_slots[count] = slot;
-    draft_slots_[count] =
+    scratch.draft_slots[count] =
         DraftSlot{r.id, r.spec.domain, r.decode_steps, r.generated, &r.acceptance_state};
-    ids_[count] = r.id;
-    contexts_[count] = r.context_tokens();
+    scratch.ids[count] = r.id;
+    scratch.contexts[count] = r.context_tokens();
     ++count;
   }
   plan.decodes = count;
   if (count == 0) return;
 
-  const std::span<const DraftSlot> draft_slots(draft_slots_.data(), count);
+  const std::span<const DraftSlot> draft_slots(scratch.draft_slots.data(), count);
   const std::span<float> confidences(
-      confidences_.data(), draw_confidences_ ? count * static_cast<std::size_t>(gamma) : 0);
-  const std::span<int> hidden_accepted(hidden_accepted_.data(), count);
-  const std::span<int> lengths(lengths_.data(), count);
+      scratch.confidences.data(), draw_confidences_ ? count * static_cast<std::size_t>(gamma) : 0);
+  const std::span<int> hidden_accepted(scratch.hidden_accepted.data(), count);
+  const std::span<int> lengths(scratch.lengths.data(), count);
   std::fill(lengths.begin(), lengths.end(), -1);
   acceptance_.draft(draft_slots, gamma, confidences, hidden_accepted);
 
   BatchView view;
   view.gamma = gamma;
   view.requests = static_cast<std::int64_t>(count);
-  view.request_ids = std::span<const std::uint64_t>(ids_.data(), count);
+  view.request_ids = std::span<const std::uint64_t>(scratch.ids.data(), count);
   view.confidences = confidences;
-  view.context_tokens = std::span<const std::int64_t>(contexts_.data(), count);
+  view.context_tokens = std::span<const std::int64_t>(scratch.contexts.data(), count);
   if (config_.policy_sees_hidden_outcome) view.hidden_accepted = hidden_accepted;
   const SpsTable* sps = &sps_;
   if (live_sps_ != nullptr) {
     std::int64_t context_sum = 0;
-    for (std::size_t i = 0; i < count; ++i) context_sum += contexts_[i];
+    for (std::size_t i = 0; i < count; ++i) context_sum += scratch.contexts[i];
     const auto requests = static_cast<std::int64_t>(count);
     SimTime other = time_model_.draft_time(config_.drafter, requests, context_sum);
     if (policy_.synchronous()) other += time_model_.host_overhead();
@@ -221,21 +229,21 @@ void Engine::plan_decode(StepPlan& plan) {
 
   BatchShape& shape = plan_shape_;
   for (std::size_t i = 0; i < count; ++i) {
-    const int ell = lengths_[i];
+    const int ell = scratch.lengths[i];
     if (ell < 0 || ell > gamma) {
       throw std::logic_error("policy returned length " + std::to_string(ell) + " for request " +
-                             std::to_string(ids_[i]) + "; must be in [0, " + std::to_string(gamma) +
-                             "]");
+                             std::to_string(scratch.ids[i]) + "; must be in [0, " +
+                             std::to_string(gamma) + "]");
     }
     const Request& r = slots_[plan.decode_slots[i]];
-    const std::int64_t accepted = std::min(ell, hidden_accepted_[i]);
+    const std::int64_t accepted = std::min(ell, scratch.hidden_accepted[i]);
     const std::int64_t remaining = r.spec.output_tokens - r.generated;
     plan.commits[i] = std::min(accepted + 1, remaining);
     plan.accepted_drafts[i] = accepted;
     plan.verified_drafts[i] = ell;
     shape.verify_tokens += 1 + ell;
-    shape.decode_context_tokens += contexts_[i];
-    shape.verify_attention_pairs += (1 + ell) * contexts_[i];
+    shape.decode_context_tokens += scratch.contexts[i];
+    shape.verify_attention_pairs += (1 + ell) * scratch.contexts[i];
   }
   shape.decode_requests = static_cast<std::int64_t>(count);
   acceptance_.on_verified(draft_slots, lengths);
@@ -411,7 +419,6 @@ void Engine::prefetch_step(EngineLane lane) const {
   const std::size_t requests = std::min<std::size_t>(running_.size(), 4);
   prefetch_lines(running_.data(), requests * sizeof(std::uint32_t));
   for (std::size_t i = 0; i < requests; ++i) prefetch_lines(&slots_[running_[i]], sizeof(Request));
-  prefetch_lines(draft_slots_.data(), requests * sizeof(DraftSlot));
   metrics_.prefetch_step();
 }
 
