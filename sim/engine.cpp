@@ -180,17 +180,12 @@ void Engine::plan_decode(StepPlan& plan) {
   if (scratch.confidences.size() < most * static_cast<std::size_t>(gamma)) {
     scratch.confidences.resize(most * static_cast<std::size_t>(gamma));
   }
-  if (plan.decode_slots.size() < most) {
-    plan.decode_slots.resize(most);
-    plan.commits.resize(most);
-    plan.accepted_drafts.resize(most);
-    plan.verified_drafts.resize(most);
-  }
+  if (plan.verifications.size() < most) plan.verifications.resize(most);
   std::size_t count = 0;
   for (std::uint32_t slot : running_) {
     Request& r = slots_[slot];
     if (r.phase != RequestPhase::kDecode || r.in_flight) continue;
-    plan.decode_slots[count] = slot;
+    plan.verifications[count].slot = slot;
     scratch.draft_slots[count] =
         DraftSlot{r.id, r.spec.domain, r.decode_steps, r.generated, &r.acceptance_state};
     scratch.ids[count] = r.id;
@@ -235,12 +230,13 @@ void Engine::plan_decode(StepPlan& plan) {
                              std::to_string(scratch.ids[i]) + "; must be in [0, " +
                              std::to_string(gamma) + "]");
     }
-    const Request& r = slots_[plan.decode_slots[i]];
+    Verification& v = plan.verifications[i];
+    const Request& r = slots_[v.slot];
     const std::int64_t accepted = std::min(ell, scratch.hidden_accepted[i]);
     const std::int64_t remaining = r.spec.output_tokens - r.generated;
-    plan.commits[i] = std::min(accepted + 1, remaining);
-    plan.accepted_drafts[i] = accepted;
-    plan.verified_drafts[i] = ell;
+    v.commits = std::min(accepted + 1, remaining);
+    v.accepted_drafts = accepted;
+    v.verified_drafts = ell;
     shape.verify_tokens += 1 + ell;
     shape.decode_context_tokens += scratch.contexts[i];
     shape.verify_attention_pairs += (1 + ell) * scratch.contexts[i];
@@ -312,7 +308,8 @@ std::optional<SimTime> Engine::try_start_step(EngineLane lane, SimTime now) {
   plan.active = true;
   plan.start = now;
   plan.end = now + duration;
-  for (std::size_t i = 0; i < plan.decodes; ++i) slots_[plan.decode_slots[i]].in_flight = true;
+  for (std::size_t i = 0; i < plan.decodes; ++i)
+    slots_[plan.verifications[i].slot].in_flight = true;
   for (const auto& [slot, chunk] : plan.prefill_chunks) slots_[slot].in_flight = true;
 
   StepRecord& rec = plan.record;
@@ -341,10 +338,11 @@ void Engine::finish_step(EngineLane lane, SimTime now) {
   if (on_step_) report_step(plan);
 
   for (std::size_t i = 0; i < plan.decodes; ++i) {
-    const std::uint32_t slot = plan.decode_slots[i];
+    const Verification& v = plan.verifications[i];
+    const std::uint32_t slot = v.slot;
     Request& r = slots_[slot];
     r.in_flight = false;
-    const std::int64_t n = plan.commits[i];
+    const std::int64_t n = v.commits;
     const SimTime delivered = deliver(now);
     metrics_.on_tokens(delivered, r.last_token, n);
     r.generated += n;
@@ -352,12 +350,12 @@ void Engine::finish_step(EngineLane lane, SimTime now) {
     r.last_token = delivered;
     if (on_delivery_) on_delivery_(r, delivered);
     ++r.decode_steps;
-    r.drafts_verified += plan.verified_drafts[i];
-    r.drafts_accepted += plan.accepted_drafts[i];
+    r.drafts_verified += v.verified_drafts;
+    r.drafts_accepted += v.accepted_drafts;
     outstanding_tokens_ -= n;
     rec.decode_committed += n;
-    rec.drafts_verified += plan.verified_drafts[i];
-    rec.drafts_accepted += plan.accepted_drafts[i];
+    rec.drafts_verified += v.verified_drafts;
+    rec.drafts_accepted += v.accepted_drafts;
     // Rejected drafts roll back; the lookahead for the next step is re-reserved.
     const std::int64_t reservation = reservation_of(r);
     kv_reserved_ += reservation - r.kv_reserved;
@@ -410,10 +408,7 @@ void Engine::prefetch_step(EngineLane lane) const {
   if (!plan.active) return;
   const std::size_t decodes = plan.decodes;
   if (decodes != 0) {
-    prefetch_lines(plan.decode_slots.data(), decodes * sizeof(std::uint32_t));
-    prefetch_lines(plan.commits.data(), decodes * sizeof(std::int64_t));
-    prefetch_lines(plan.accepted_drafts.data(), decodes * sizeof(std::int64_t));
-    prefetch_lines(plan.verified_drafts.data(), decodes * sizeof(std::int64_t));
+    prefetch_lines(plan.verifications.data(), decodes * sizeof(Verification));
   }
   // The requests the step holds (a few: a fleet replica runs about one at a time).
   const std::size_t requests = std::min<std::size_t>(running_.size(), 4);
@@ -425,9 +420,10 @@ void Engine::prefetch_step(EngineLane lane) const {
 void Engine::report_step(const StepPlan& plan) {
   step_items_.clear();
   for (std::size_t i = 0; i < plan.decodes; ++i) {
-    const Request& r = slots_[plan.decode_slots[i]];
+    const Verification& v = plan.verifications[i];
+    const Request& r = slots_[v.slot];
     step_items_.push_back(
-        StepItem{r.id, r.context_tokens(), 1 + plan.verified_drafts[i], plan.commits[i], false});
+        StepItem{r.id, r.context_tokens(), 1 + v.verified_drafts, v.commits, false});
   }
   for (const auto& [slot, chunk] : plan.prefill_chunks) {
     const Request& r = slots_[slot];
