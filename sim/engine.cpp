@@ -261,10 +261,12 @@ void Engine::plan_prefill(StepPlan& plan, std::int64_t budget) {
 }
 
 std::optional<SimTime> Engine::try_start_step(EngineLane lane, SimTime now) {
-  StepPlan& plan = plans_[static_cast<int>(lane)];
-  if (plan.active) return std::nullopt;
+  // The lane is checked before its plan is read: without a separate prefill stage the prefill
+  // lane's plan is never used, and a fleet replica's would be one more cold line per step.
   const bool separate = config_.prefill_mode == PrefillMode::kSeparate;
   if (lane == EngineLane::kPrefill && !separate) return std::nullopt;
+  StepPlan& plan = plans_[static_cast<int>(lane)];
+  if (plan.active) return std::nullopt;
 
   release_intake(now);
   preempt_until_fits();
