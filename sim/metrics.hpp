@@ -145,8 +145,11 @@ class MetricsCollector {
   static constexpr std::int64_t kPendingTokens = 64;  // token counts batched; more go straight in
   mutable LogHistogram itl_step_ms_, itl_token_ms_;
   mutable SimTime pending_now_ = -1, pending_previous_ = -1;
+  // The token counts with a pending entry, in the order they first came: kept in the object,
+  // beside pending_now_, not in a vector's own block (one cold cache line less per fleet step).
+  mutable std::uint8_t pending_token_count_ = 0;
+  mutable std::array<std::uint8_t, kPendingTokens> pending_tokens_{};
   mutable std::array<std::int64_t, kPendingTokens> pending_by_tokens_{};
-  mutable std::vector<std::int64_t> pending_tokens_;  // the token counts with a pending entry
   // Histogram adds in the order made, applied in batches: in a cluster a replica's histogram
   // buckets are out of cache by its next step, and a batch of one replica's adds mostly hits the
   // same few buckets, so it costs a few misses where one add per step cost one each.
