@@ -158,59 +158,62 @@ void Engine::admit(SimTime now) {
   }
 }
 
+Engine::DecodeScratch& Engine::decode_scratch() {
+  thread_local DecodeScratch scratch;
+  return scratch;
+}
+
 void Engine::plan_decode(StepPlan& plan) {
   const int gamma = config_.drafter.gamma;
   // Sized for every running request and filled by index, then cut to the requests that decode:
   // four push_backs per request-step were a measurable share of a small step. The scratch
   // vectors only grow; the spans below carry the count.
   const std::size_t most = running_.size();
-  if (draft_slots_.size() < most) {
-    draft_slots_.resize(most);
-    ids_.resize(most);
-    contexts_.resize(most);
-    hidden_accepted_.resize(most);
-    lengths_.resize(most);
-    confidences_.resize(most * static_cast<std::size_t>(gamma));
+  DecodeScratch& scratch = decode_scratch();
+  if (scratch.draft_slots.size() < most) {
+    scratch.draft_slots.resize(most);
+    scratch.ids.resize(most);
+    scratch.contexts.resize(most);
+    scratch.hidden_accepted.resize(most);
+    scratch.lengths.resize(most);
   }
-  if (plan.decode_slots.size() < most) {
-    plan.decode_slots.resize(most);
-    plan.commits.resize(most);
-    plan.accepted_drafts.resize(most);
-    plan.verified_drafts.resize(most);
+  if (scratch.confidences.size() < most * static_cast<std::size_t>(gamma)) {
+    scratch.confidences.resize(most * static_cast<std::size_t>(gamma));
   }
+  if (plan.verifications.size() < most) plan.verifications.resize(most);
   std::size_t count = 0;
   for (std::uint32_t slot : running_) {
     Request& r = slots_[slot];
     if (r.phase != RequestPhase::kDecode || r.in_flight) continue;
-    plan.decode_slots[count] = slot;
-    draft_slots_[count] =
+    plan.verifications[count].slot = slot;
+    scratch.draft_slots[count] =
         DraftSlot{r.id, r.spec.domain, r.decode_steps, r.generated, &r.acceptance_state};
-    ids_[count] = r.id;
-    contexts_[count] = r.context_tokens();
+    scratch.ids[count] = r.id;
+    scratch.contexts[count] = r.context_tokens();
     ++count;
   }
   plan.decodes = count;
   if (count == 0) return;
 
-  const std::span<const DraftSlot> draft_slots(draft_slots_.data(), count);
+  const std::span<const DraftSlot> draft_slots(scratch.draft_slots.data(), count);
   const std::span<float> confidences(
-      confidences_.data(), draw_confidences_ ? count * static_cast<std::size_t>(gamma) : 0);
-  const std::span<int> hidden_accepted(hidden_accepted_.data(), count);
-  const std::span<int> lengths(lengths_.data(), count);
+      scratch.confidences.data(), draw_confidences_ ? count * static_cast<std::size_t>(gamma) : 0);
+  const std::span<int> hidden_accepted(scratch.hidden_accepted.data(), count);
+  const std::span<int> lengths(scratch.lengths.data(), count);
   std::fill(lengths.begin(), lengths.end(), -1);
   acceptance_.draft(draft_slots, gamma, confidences, hidden_accepted);
 
   BatchView view;
   view.gamma = gamma;
   view.requests = static_cast<std::int64_t>(count);
-  view.request_ids = std::span<const std::uint64_t>(ids_.data(), count);
+  view.request_ids = std::span<const std::uint64_t>(scratch.ids.data(), count);
   view.confidences = confidences;
-  view.context_tokens = std::span<const std::int64_t>(contexts_.data(), count);
+  view.context_tokens = std::span<const std::int64_t>(scratch.contexts.data(), count);
   if (config_.policy_sees_hidden_outcome) view.hidden_accepted = hidden_accepted;
   const SpsTable* sps = &sps_;
   if (live_sps_ != nullptr) {
     std::int64_t context_sum = 0;
-    for (std::size_t i = 0; i < count; ++i) context_sum += contexts_[i];
+    for (std::size_t i = 0; i < count; ++i) context_sum += scratch.contexts[i];
     const auto requests = static_cast<std::int64_t>(count);
     SimTime other = time_model_.draft_time(config_.drafter, requests, context_sum);
     if (policy_.synchronous()) other += time_model_.host_overhead();
@@ -221,21 +224,22 @@ void Engine::plan_decode(StepPlan& plan) {
 
   BatchShape& shape = plan_shape_;
   for (std::size_t i = 0; i < count; ++i) {
-    const int ell = lengths_[i];
+    const int ell = scratch.lengths[i];
     if (ell < 0 || ell > gamma) {
       throw std::logic_error("policy returned length " + std::to_string(ell) + " for request " +
-                             std::to_string(ids_[i]) + "; must be in [0, " + std::to_string(gamma) +
-                             "]");
+                             std::to_string(scratch.ids[i]) + "; must be in [0, " +
+                             std::to_string(gamma) + "]");
     }
-    const Request& r = slots_[plan.decode_slots[i]];
-    const std::int64_t accepted = std::min(ell, hidden_accepted_[i]);
+    Verification& v = plan.verifications[i];
+    const Request& r = slots_[v.slot];
+    const std::int64_t accepted = std::min(ell, scratch.hidden_accepted[i]);
     const std::int64_t remaining = r.spec.output_tokens - r.generated;
-    plan.commits[i] = std::min(accepted + 1, remaining);
-    plan.accepted_drafts[i] = accepted;
-    plan.verified_drafts[i] = ell;
+    v.commits = std::min(accepted + 1, remaining);
+    v.accepted_drafts = accepted;
+    v.verified_drafts = ell;
     shape.verify_tokens += 1 + ell;
-    shape.decode_context_tokens += contexts_[i];
-    shape.verify_attention_pairs += (1 + ell) * contexts_[i];
+    shape.decode_context_tokens += scratch.contexts[i];
+    shape.verify_attention_pairs += (1 + ell) * scratch.contexts[i];
   }
   shape.decode_requests = static_cast<std::int64_t>(count);
   acceptance_.on_verified(draft_slots, lengths);
@@ -257,10 +261,12 @@ void Engine::plan_prefill(StepPlan& plan, std::int64_t budget) {
 }
 
 std::optional<SimTime> Engine::try_start_step(EngineLane lane, SimTime now) {
-  StepPlan& plan = plans_[static_cast<int>(lane)];
-  if (plan.active) return std::nullopt;
+  // The lane is checked before its plan is read: without a separate prefill stage the prefill
+  // lane's plan is never used, and a fleet replica's would be one more cold line per step.
   const bool separate = config_.prefill_mode == PrefillMode::kSeparate;
   if (lane == EngineLane::kPrefill && !separate) return std::nullopt;
+  StepPlan& plan = plans_[static_cast<int>(lane)];
+  if (plan.active) return std::nullopt;
 
   release_intake(now);
   preempt_until_fits();
@@ -304,7 +310,8 @@ std::optional<SimTime> Engine::try_start_step(EngineLane lane, SimTime now) {
   plan.active = true;
   plan.start = now;
   plan.end = now + duration;
-  for (std::size_t i = 0; i < plan.decodes; ++i) slots_[plan.decode_slots[i]].in_flight = true;
+  for (std::size_t i = 0; i < plan.decodes; ++i)
+    slots_[plan.verifications[i].slot].in_flight = true;
   for (const auto& [slot, chunk] : plan.prefill_chunks) slots_[slot].in_flight = true;
 
   StepRecord& rec = plan.record;
@@ -333,10 +340,11 @@ void Engine::finish_step(EngineLane lane, SimTime now) {
   if (on_step_) report_step(plan);
 
   for (std::size_t i = 0; i < plan.decodes; ++i) {
-    const std::uint32_t slot = plan.decode_slots[i];
+    const Verification& v = plan.verifications[i];
+    const std::uint32_t slot = v.slot;
     Request& r = slots_[slot];
     r.in_flight = false;
-    const std::int64_t n = plan.commits[i];
+    const std::int64_t n = v.commits;
     const SimTime delivered = deliver(now);
     metrics_.on_tokens(delivered, r.last_token, n);
     r.generated += n;
@@ -344,12 +352,12 @@ void Engine::finish_step(EngineLane lane, SimTime now) {
     r.last_token = delivered;
     if (on_delivery_) on_delivery_(r, delivered);
     ++r.decode_steps;
-    r.drafts_verified += plan.verified_drafts[i];
-    r.drafts_accepted += plan.accepted_drafts[i];
+    r.drafts_verified += v.verified_drafts;
+    r.drafts_accepted += v.accepted_drafts;
     outstanding_tokens_ -= n;
     rec.decode_committed += n;
-    rec.drafts_verified += plan.verified_drafts[i];
-    rec.drafts_accepted += plan.accepted_drafts[i];
+    rec.drafts_verified += v.verified_drafts;
+    rec.drafts_accepted += v.accepted_drafts;
     // Rejected drafts roll back; the lookahead for the next step is re-reserved.
     const std::int64_t reservation = reservation_of(r);
     kv_reserved_ += reservation - r.kv_reserved;
@@ -402,25 +410,22 @@ void Engine::prefetch_step(EngineLane lane) const {
   if (!plan.active) return;
   const std::size_t decodes = plan.decodes;
   if (decodes != 0) {
-    prefetch_lines(plan.decode_slots.data(), decodes * sizeof(std::uint32_t));
-    prefetch_lines(plan.commits.data(), decodes * sizeof(std::int64_t));
-    prefetch_lines(plan.accepted_drafts.data(), decodes * sizeof(std::int64_t));
-    prefetch_lines(plan.verified_drafts.data(), decodes * sizeof(std::int64_t));
+    prefetch_lines(plan.verifications.data(), decodes * sizeof(Verification));
   }
   // The requests the step holds (a few: a fleet replica runs about one at a time).
   const std::size_t requests = std::min<std::size_t>(running_.size(), 4);
   prefetch_lines(running_.data(), requests * sizeof(std::uint32_t));
   for (std::size_t i = 0; i < requests; ++i) prefetch_lines(&slots_[running_[i]], sizeof(Request));
-  prefetch_lines(draft_slots_.data(), requests * sizeof(DraftSlot));
   metrics_.prefetch_step();
 }
 
 void Engine::report_step(const StepPlan& plan) {
   step_items_.clear();
   for (std::size_t i = 0; i < plan.decodes; ++i) {
-    const Request& r = slots_[plan.decode_slots[i]];
+    const Verification& v = plan.verifications[i];
+    const Request& r = slots_[v.slot];
     step_items_.push_back(
-        StepItem{r.id, r.context_tokens(), 1 + plan.verified_drafts[i], plan.commits[i], false});
+        StepItem{r.id, r.context_tokens(), 1 + v.verified_drafts, v.commits, false});
   }
   for (const auto& [slot, chunk] : plan.prefill_chunks) {
     const Request& r = slots_[slot];

@@ -121,18 +121,23 @@ class Engine {
   void prefetch_step(EngineLane lane) const;
 
  private:
+  // One request's verification in a step. One record, not four arrays: a fleet replica's step
+  // reads it cold, and a record is one cache line for two requests where the arrays were four.
+  struct Verification {
+    std::uint32_t slot = 0;
+    std::int64_t commits = 0;          // tokens committed
+    std::int64_t accepted_drafts = 0;  // min(ℓ, accepted)
+    std::int64_t verified_drafts = 0;  // ℓ
+  };
   // One lane's in-flight step: what to apply at its end.
   struct StepPlan {
     bool active = false;
     bool intake_wait = false;  // no work: the engine waits for its front end's next intake
     SimTime start = 0, end = 0;
-    // The first `decodes` entries of each: the vectors only grow (sized per step, they were a
-    // measurable share of a small step).
+    // The first `decodes` entries: the vector only grows (sized per step, it was a measurable
+    // share of a small step).
     std::size_t decodes = 0;
-    std::vector<std::uint32_t> decode_slots;    // slots verifying this step
-    std::vector<std::int64_t> commits;          // per decode slot: tokens committed
-    std::vector<std::int64_t> accepted_drafts;  // per decode slot: min(ℓ, accepted)
-    std::vector<std::int64_t> verified_drafts;  // per decode slot: ℓ
+    std::vector<Verification> verifications;
     std::vector<std::pair<std::uint32_t, std::int64_t>> prefill_chunks;  // slot, tokens
     StepRecord record;
   };
@@ -149,6 +154,20 @@ class Engine {
   void plan_prefill(StepPlan& plan, std::int64_t budget);
   void complete(std::uint32_t slot, SimTime now);
   void report_step(const StepPlan& plan);
+
+  // What plan_decode fills and reads within one call (the drafts' slots, the draws, the policy's
+  // view and its answer): one set per thread, shared by every engine on it (plan_decode never
+  // runs inside another). A fleet's engines then keep one warm set in cache instead of a cold one
+  // each: five or six cold lines less per step.
+  struct DecodeScratch {
+    std::vector<DraftSlot> draft_slots;
+    std::vector<float> confidences;
+    std::vector<int> hidden_accepted;
+    std::vector<int> lengths;
+    std::vector<std::uint64_t> ids;
+    std::vector<std::int64_t> contexts;
+  };
+  static DecodeScratch& decode_scratch();
 
   EngineConfig config_;
   const TimeModel& time_model_;
@@ -184,12 +203,6 @@ class Engine {
   BatchShape plan_shape_;  // shape of the step being planned
 
   // Scratch reused every step (no per-step allocation once warm).
-  std::vector<DraftSlot> draft_slots_;
-  std::vector<float> confidences_;
-  std::vector<int> hidden_accepted_;
-  std::vector<int> lengths_;
-  std::vector<std::uint64_t> ids_;
-  std::vector<std::int64_t> contexts_;
   std::vector<std::uint32_t> finished_;
 };
 

@@ -84,7 +84,7 @@ void MetricsCollector::add_gap(SimTime now, SimTime previous, std::int64_t token
   }
   if (tokens < kPendingTokens) {
     if (pending_by_tokens_[static_cast<std::size_t>(tokens)]++ == 0) {
-      pending_tokens_.push_back(tokens);
+      pending_tokens_[pending_token_count_++] = static_cast<std::uint8_t>(tokens);
     }
     return;
   }
@@ -107,17 +107,18 @@ void MetricsCollector::settle_gaps() const {
 }
 
 void MetricsCollector::flush_gaps() const {
-  if (pending_tokens_.empty()) return;
+  if (pending_token_count_ == 0) return;
   const double gap_ms = sim_time_to_ms(pending_now_ - pending_previous_);
   std::int64_t requests = 0;
-  for (const std::int64_t tokens : pending_tokens_) {
+  for (std::size_t i = 0; i < pending_token_count_; ++i) {
+    const std::int64_t tokens = pending_tokens_[i];
     std::int64_t& count = pending_by_tokens_[static_cast<std::size_t>(tokens)];
     defer(ItlKind::kToken, gap_ms / static_cast<double>(tokens), tokens * count);
     requests += count;
     count = 0;
   }
   defer(ItlKind::kStep, gap_ms, requests);
-  pending_tokens_.clear();
+  pending_token_count_ = 0;
 }
 
 void MetricsCollector::on_request_done(const Request& r) {
