@@ -12,6 +12,7 @@
 
 #include "cli_harness.hpp"
 #include "profiles/profile_io.hpp"
+#include "silicon_test_header.hpp"
 
 using namespace sparksim;
 using namespace sparksim::testing;
@@ -97,13 +98,7 @@ TEST_CASE("silicon consistency: implied rates against the profile's fastest step
 TEST_CASE("silicon consistency: validate --silicon flags the case and counts it per group") {
   const auto dir = scratch_dir("silicon_consistency_cli");
   tiny_profile(dir);
-  const std::string header =
-      "id,silicon_data_source,backend,backend_version,model_path,system,precision,mode,isl,osl,"
-      "gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,"
-      "moe_ep_size,prefill_batch_size,prefill_num_workers,prefill_tp_size,prefill_pp_size,"
-      "prefill_attention_dp_size,prefill_moe_tp_size,prefill_moe_ep_size,decode_batch_size,"
-      "decode_num_workers,decode_tp_size,decode_pp_size,decode_attention_dp_size,"
-      "decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n";
+  const std::string header = kSiliconHeader;
   const auto line = [](const char* id, const char* users, const char* osl, const char* ttft,
                        const char* tpot) {
     // isl, osl, two empty quant modes, batch_size, tp 2, pp 1, three more 1s, 14 empty cells.

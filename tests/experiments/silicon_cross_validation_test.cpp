@@ -14,6 +14,7 @@
 
 #include "cli_harness.hpp"
 #include "experiments/validate/host_term_fit.hpp"
+#include "silicon_test_header.hpp"
 
 using namespace sparksim;
 using namespace sparksim::testing;
@@ -22,13 +23,7 @@ namespace {
 
 const std::string kSource = SPARKSIM_SOURCE_DIR;
 const std::string kGoldenProfile = "tests/experiments/golden/two_requests/profile.json";
-const char* kHeader =
-    "id,silicon_data_source,backend,backend_version,model_path,system,precision,mode,isl,osl,"
-    "gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,"
-    "moe_ep_size,prefill_batch_size,prefill_num_workers,prefill_tp_size,prefill_pp_size,"
-    "prefill_attention_dp_size,prefill_moe_tp_size,prefill_moe_ep_size,decode_batch_size,"
-    "decode_num_workers,decode_tp_size,decode_pp_size,decode_attention_dp_size,"
-    "decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n";
+const char* kHeader = kSiliconHeader;
 
 // Three rows of one group (prompts 100, 120, 140; 3 output tokens; 2 users; TP 2), measured
 // TTFT = TPOT = `ms` (what a 10 ms step plus a host cost gives).

@@ -12,6 +12,7 @@
 #include "cli_harness.hpp"
 #include "common/input_error.hpp"
 #include "experiments/validate/silicon_sample.hpp"
+#include "silicon_test_header.hpp"
 
 using namespace sparksim;
 using namespace sparksim::testing;
@@ -19,13 +20,7 @@ using namespace sparksim::testing;
 namespace {
 
 const std::string kSource = SPARKSIM_SOURCE_DIR;
-const char* kHeader =
-    "id,silicon_data_source,backend,backend_version,model_path,system,precision,mode,isl,osl,"
-    "gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,"
-    "moe_ep_size,prefill_batch_size,prefill_num_workers,prefill_tp_size,prefill_pp_size,"
-    "prefill_attention_dp_size,prefill_moe_tp_size,prefill_moe_ep_size,decode_batch_size,"
-    "decode_num_workers,decode_tp_size,decode_pp_size,decode_attention_dp_size,"
-    "decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n";
+const char* kHeader = kSiliconHeader;
 
 // A vLLM 0.12 row at TP 2, 100/3 tokens, concurrency 2.
 std::string row(const std::string& id, const std::string& precision,

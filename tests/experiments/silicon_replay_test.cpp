@@ -17,6 +17,7 @@
 #include "experiments/validate/silicon_report.hpp"
 #include "experiments/validate/silicon_sample.hpp"
 #include "profiles/profile_io.hpp"
+#include "silicon_test_header.hpp"
 #include "sim/engine_preset.hpp"
 
 using namespace sparksim;
@@ -26,13 +27,7 @@ namespace {
 
 const std::string kSource = SPARKSIM_SOURCE_DIR;
 const std::string kGoldenProfile = "tests/experiments/golden/two_requests/profile.json";
-const char* kHeader =
-    "id,silicon_data_source,backend,backend_version,model_path,system,precision,mode,isl,osl,"
-    "gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,"
-    "moe_ep_size,prefill_batch_size,prefill_num_workers,prefill_tp_size,prefill_pp_size,"
-    "prefill_attention_dp_size,prefill_moe_tp_size,prefill_moe_ep_size,decode_batch_size,"
-    "decode_num_workers,decode_tp_size,decode_pp_size,decode_attention_dp_size,"
-    "decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n";
+const char* kHeader = kSiliconHeader;
 
 std::string row(const std::string& id, const std::string& backend, const std::string& isl,
                 const std::string& ttft, const std::string& version = "0.12.0",
