@@ -134,8 +134,8 @@ std::string format_silicon_report(const std::vector<SiliconResult>& results) {
       "\nPer group (engine version / model / precision): mean |error| %; pf>max = cases implying "
       "more prefill than the profile's fastest pure prefill step, dc>max more decode than its pure "
       "decode step at their concurrency\n";
-  out += format("%-40s %-11s %5s %9s %9s %9s %11s %7s\n", "group", "role", "cases", "TTFT", "TPOT",
-                "tput", "TPOT bias", "pf>max", "dc>max");
+  out += format("%-40s %-11s %5s %9s %9s %9s %11s %7s %7s\n", "group", "role", "cases", "TTFT",
+                "TPOT", "tput", "TPOT bias", "pf>max", "dc>max");
   const auto line = [&](const SiliconGroupError& g) {
     out += format("%-40s %-11s %5lld %9.1f %9.1f %9.1f %+11.1f %7lld %7lld\n", g.group.c_str(),
                   g.role.empty() ? "-" : g.role.c_str(), static_cast<long long>(g.cases),
