@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include "common/csv_row.hpp"
 #include "common/input_error.hpp"
@@ -332,7 +333,7 @@ nlohmann::ordered_json replicas_section(const std::vector<ReplicaRig>& rigs,
     r["host"] = platform.replica_host_name(i);
     r["role"] = replica_role_name(rig.role);
     put_metrics(r, m);
-    per_replica.push_back(r);
+    per_replica.push_back(std::move(r));
   }
   return per_replica;
 }
@@ -351,7 +352,7 @@ nlohmann::ordered_json links_section(const KvNetwork& network, double duration_s
     l["utilization_mean"] = per(static_cast<double>(u.bytes), u.bandwidth_bytes_s * duration_s);
     l["utilization_while_busy"] =
         per(static_cast<double>(u.bytes), u.bandwidth_bytes_s * sim_time_to_seconds(u.busy));
-    links.push_back(l);
+    links.push_back(std::move(l));
   }
   return links;
 }
@@ -472,7 +473,7 @@ nlohmann::ordered_json cluster_to_directory(const ClusterOptions& options) {
   write("transfers.csv", outcome.transfers_csv);
   write("placement.csv", outcome.placement_csv);
   dir.commit();
-  return outcome.summary;
+  return std::move(outcome.summary);
 }
 
 std::function<std::string()> cluster_child(const ClusterSetup& setup) {
