@@ -320,6 +320,8 @@ nlohmann::ordered_json replicas_section(const std::vector<ReplicaRig>& rigs,
                                         const ClusterStats& stats, const ClusterPlatform& platform,
                                         int replica_gpus) {
   nlohmann::ordered_json per_replica = nlohmann::ordered_json::array();
+  per_replica.get_ref<nlohmann::ordered_json::array_t&>().reserve(rigs.size());
+  std::size_t keys_per_replica = 0;
   for (std::size_t i = 0; i < rigs.size(); ++i) {
     const ReplicaRig& rig = rigs[i];
     MetricsTotals m = totals_of(*rig.metrics);
@@ -328,11 +330,15 @@ nlohmann::ordered_json replicas_section(const std::vector<ReplicaRig>& rigs,
     m.end_time = stats.replicas[i].end_time;
     m.gpus = replica_gpus;
     m.kv_capacity_tokens = rig.engine->kv_capacity();
-    nlohmann::ordered_json r;
+    // Every replica has the first one's keys: room for them up front, so that adding each key
+    // does not regrow the object (whose growth copies every key so far).
+    nlohmann::ordered_json r = nlohmann::ordered_json::object();
+    r.get_ref<nlohmann::ordered_json::object_t&>().reserve(keys_per_replica);
     r["replica"] = i;
     r["host"] = platform.replica_host_name(i);
     r["role"] = replica_role_name(rig.role);
     put_metrics(r, m);
+    keys_per_replica = r.size();
     per_replica.push_back(std::move(r));
   }
   return per_replica;

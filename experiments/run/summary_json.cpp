@@ -20,7 +20,8 @@ void put_run_identity(nlohmann::ordered_json& summary, const Profile& profile,
 }
 
 nlohmann::ordered_json to_json(const DistributionSummary& s) {
-  nlohmann::ordered_json j;
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j.get_ref<nlohmann::ordered_json::object_t&>().reserve(6);  // no regrowth: see the keys below
   j["mean"] = s.mean;
   j["p10"] = s.p10;
   j["p50"] = s.p50;
