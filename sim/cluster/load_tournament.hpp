@@ -27,7 +27,16 @@ class LoadTournament {
 
  private:
   static constexpr std::uint32_t kEmpty = UINT32_MAX;  // a leaf past the pool's end
-  std::uint32_t match(std::uint32_t left, std::uint32_t right) const;
+  // Calls visit(prefers) with the preference as a callable the compiler can inline (the routers'
+  // own, router.hpp) or, for any other, the pointer itself.
+  template <typename Visit>
+  void with_preference(Visit visit);
+  template <typename Prefers>
+  std::uint32_t match(Prefers prefers, std::uint32_t left, std::uint32_t right) const;
+  template <typename Prefers>
+  void replay_path(Prefers prefers, std::size_t position);
+  template <typename Prefers>
+  void replay_all(Prefers prefers);
 
   LoadPreference prefers_;
   const std::vector<ReplicaLoad>& loads_;

@@ -35,19 +35,12 @@ class PreferenceRouter : public Router {
   LoadPreference preference() const override { return kPrefers; }
 };
 
-// Fewest outstanding tokens (work queued or running, in tokens still to compute).
-bool fewer_outstanding(const ReplicaLoad& a, const ReplicaLoad& b) {
-  return a.outstanding_tokens < b.outstanding_tokens;
-}
+// Fewest outstanding tokens (work queued or running, in tokens still to compute; router.hpp).
 class LeastLoadedRouter final : public PreferenceRouter<&fewer_outstanding> {};
 
 // Most free KV (capacity minus what running requests reserve and queued ones will); ties by fewest
 // outstanding tokens. Counting the queue matters: a replica in the middle of a step admits nobody
-// until it ends, so without it every arrival meanwhile would herd to the same replica.
-bool more_free_kv(const ReplicaLoad& a, const ReplicaLoad& b) {
-  return a.kv_free_tokens() > b.kv_free_tokens() ||
-         (a.kv_free_tokens() == b.kv_free_tokens() && a.outstanding_tokens < b.outstanding_tokens);
-}
+// until it ends, so without it every arrival meanwhile would herd to the same replica (router.hpp).
 class KvAwareRouter final : public PreferenceRouter<&more_free_kv> {};
 
 template <typename R>

@@ -30,6 +30,19 @@ struct ReplicaLoad {
 // True when replica `a` is strictly preferred to replica `b` (a strict weak order).
 using LoadPreference = bool (*)(const ReplicaLoad& a, const ReplicaLoad& b);
 
+// The preferences of `least-loaded` and `kv-aware` (router.cpp says why each), here rather than in
+// router.cpp so that the load tournament can inline them: through the pointer, each match's
+// unpredictable outcome is a mispredicted branch about half the time (sim/cluster/README.md).
+// Fewest outstanding tokens (work queued or running, in tokens still to compute).
+inline bool fewer_outstanding(const ReplicaLoad& a, const ReplicaLoad& b) {
+  return a.outstanding_tokens < b.outstanding_tokens;
+}
+// Most free KV; ties by fewest outstanding tokens.
+inline bool more_free_kv(const ReplicaLoad& a, const ReplicaLoad& b) {
+  return a.kv_free_tokens() > b.kv_free_tokens() ||
+         (a.kv_free_tokens() == b.kv_free_tokens() && a.outstanding_tokens < b.outstanding_tokens);
+}
+
 class Router {
  public:
   virtual ~Router() = default;
