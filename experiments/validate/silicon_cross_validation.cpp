@@ -1,20 +1,14 @@
 // Fitting, replaying and cross-validating the real-silicon host terms (see the header).
 #include "experiments/validate/silicon_cross_validation.hpp"
 
-#include <cstdio>
 #include <set>
 
+#include "common/printf_string.hpp"
 #include "experiments/validate/silicon_sample.hpp"
 
 namespace sparksim {
 
 namespace {
-
-std::string format(const char* spec, auto... values) {
-  char buffer[512];
-  std::snprintf(buffer, sizeof buffer, spec, values...);
-  return buffer;
-}
 
 std::string key_of(const SiliconResult& r) {
   return silicon_split_key(r.row, r.config);
@@ -113,13 +107,14 @@ CrossValidation cross_validate_groups(const std::vector<SiliconResult>& results,
 }
 
 std::string format_host_terms(const HostTermFit& fit) {
-  std::string out = format(
+  std::string out = printf_string(
       "\nPer-step host cost by engine preset (bounded [%g, %g] us, from >= %zu calibration "
       "cases' mean TPOT; check cases never reach the fit)\n",
       fit.bounds.min_us, fit.bounds.max_us, fit.bounds.min_cases);
   const auto line = [&](const std::string& name, const HostTermEstimate& e) {
-    out += format("  %-12s %8.1f us  (least squares %+.1f us, %lld cases, %s)\n", name.c_str(),
-                  e.per_step_us, e.unclamped_us, static_cast<long long>(e.cases), e.basis.c_str());
+    out += printf_string("  %-12s %8.1f us  (least squares %+.1f us, %lld cases, %s)\n",
+                         name.c_str(), e.per_step_us, e.unclamped_us,
+                         static_cast<long long>(e.cases), e.basis.c_str());
   };
   for (const auto& [engine, e] : fit.by_engine) line(engine, e);
   line("pooled", fit.pooled);
@@ -148,23 +143,25 @@ std::string format_cross_validation(const CrossValidation& cv) {
   std::string out =
       "\nLeave-one-group-out: each group (engine version x model) predicted by a fit that never "
       "saw it (its host term from the other groups' calibration cases)\n";
-  out += format("%-34s %-11s %5s  %-11s %8s  %-38s %7s %7s %7s %9s\n", "group", "role", "cases",
-                "engine", "host us", "term basis", "TTFT", "TPOT", "tput", "TPOT bias");
+  out +=
+      printf_string("%-34s %-11s %5s  %-11s %8s  %-38s %7s %7s %7s %9s\n", "group", "role", "cases",
+                    "engine", "host us", "term basis", "TTFT", "TPOT", "tput", "TPOT bias");
   const auto pct = [](double x) { return 100.0 * x; };
   for (const HeldOutGroup& g : cv.groups) {
     const std::string basis = g.host.basis.substr(0, 38);
-    out += format("%-34s %-11s %5lld  %-11s %8.1f  %-38s %6.1f%% %6.1f%% %6.1f%% %+8.1f%%\n",
-                  g.group.c_str(), g.role.c_str(), static_cast<long long>(g.error.cases),
-                  g.engine.c_str(), g.host.per_step_us, basis.c_str(), pct(g.error.ttft_mean_abs),
-                  pct(g.error.tpot_mean_abs), pct(g.error.throughput_mean_abs),
-                  pct(g.error.tpot_signed_mean));
+    out += printf_string("%-34s %-11s %5lld  %-11s %8.1f  %-38s %6.1f%% %6.1f%% %6.1f%% %+8.1f%%\n",
+                         g.group.c_str(), g.role.c_str(), static_cast<long long>(g.error.cases),
+                         g.engine.c_str(), g.host.per_step_us, basis.c_str(),
+                         pct(g.error.ttft_mean_abs), pct(g.error.tpot_mean_abs),
+                         pct(g.error.throughput_mean_abs), pct(g.error.tpot_signed_mean));
   }
   for (const SiliconGroupError* e : {&cv.check, &cv.calibration}) {
     if (e->cases == 0) continue;
-    out += format("%-34s %-11s %5lld  %-11s %8s  %-38s %6.1f%% %6.1f%% %6.1f%% %+8.1f%%\n",
-                  e->group.substr(0, 34).c_str(), e->role.c_str(), static_cast<long long>(e->cases),
-                  "", "", "", pct(e->ttft_mean_abs), pct(e->tpot_mean_abs),
-                  pct(e->throughput_mean_abs), pct(e->tpot_signed_mean));
+    out +=
+        printf_string("%-34s %-11s %5lld  %-11s %8s  %-38s %6.1f%% %6.1f%% %6.1f%% %+8.1f%%\n",
+                      e->group.substr(0, 34).c_str(), e->role.c_str(),
+                      static_cast<long long>(e->cases), "", "", "", pct(e->ttft_mean_abs),
+                      pct(e->tpot_mean_abs), pct(e->throughput_mean_abs), pct(e->tpot_signed_mean));
   }
   return out;
 }
@@ -175,13 +172,13 @@ std::string cross_validation_csv(const CrossValidation& cv) {
       "tpot_mean_abs_err,throughput_mean_abs_err,tpot_bias\n";
   const auto row = [&](const SiliconGroupError& e, const std::string& engine,
                        const HostTermEstimate* h) {
-    out += format("%s,%s,%lld,%s,", e.group.c_str(), e.role.c_str(),
-                  static_cast<long long>(e.cases), engine.c_str());
-    out += h ? format("%.1f,%.1f,%lld,%s,", h->per_step_us, h->unclamped_us,
-                      static_cast<long long>(h->cases), h->basis.c_str())
+    out += printf_string("%s,%s,%lld,%s,", e.group.c_str(), e.role.c_str(),
+                         static_cast<long long>(e.cases), engine.c_str());
+    out += h ? printf_string("%.1f,%.1f,%lld,%s,", h->per_step_us, h->unclamped_us,
+                             static_cast<long long>(h->cases), h->basis.c_str())
              : std::string(",,,,");
-    out += format("%.6f,%.6f,%.6f,%.6f\n", e.ttft_mean_abs, e.tpot_mean_abs, e.throughput_mean_abs,
-                  e.tpot_signed_mean);
+    out += printf_string("%.6f,%.6f,%.6f,%.6f\n", e.ttft_mean_abs, e.tpot_mean_abs,
+                         e.throughput_mean_abs, e.tpot_signed_mean);
   };
   for (const HeldOutGroup& g : cv.groups) row(g.error, g.engine, &g.host);
   for (const SiliconGroupError* e : {&cv.check, &cv.calibration}) {

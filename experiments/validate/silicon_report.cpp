@@ -2,18 +2,13 @@
 #include "experiments/validate/silicon_report.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <map>
+
+#include "common/printf_string.hpp"
 
 namespace sparksim {
 
 namespace {
-
-std::string format(const char* spec, auto... values) {
-  char buffer[512];
-  std::snprintf(buffer, sizeof buffer, spec, values...);
-  return buffer;
-}
 
 struct CaseErrors {
   double ttft, tpot, throughput;
@@ -89,7 +84,7 @@ std::vector<std::string> silicon_targets_missed(const std::vector<SiliconResult>
   if (pooled.cases == 0) return missed;
   const auto judge = [&](const char* what, double value, double limit, const std::string& where) {
     if (value > limit) {
-      missed.push_back(format("%s %.1f%% > %g%%", what, 100 * value, 100 * limit) + where);
+      missed.push_back(printf_string("%s %.1f%% > %g%%", what, 100 * value, 100 * limit) + where);
     }
   };
   judge("TPOT", pooled.tpot_mean_abs, targets.tpot_mean, "");
@@ -112,15 +107,15 @@ std::string format_silicon_report(const std::vector<SiliconResult>& results) {
       "Real-silicon replay (closed loop at batch_size, fixed isl/osl; errors = (predicted - "
       "measured) / measured; pf load / dc load = the prefill / decode tokens/s the measurement "
       "implies over the profile's fastest pure prefill / decode step, '!' when > 1)\n";
-  out += format("%-44s %4s %5s %5s %4s %10s %10s %7s %8s %8s %7s %7s %8s %8s\n", "case", "tp",
-                "isl", "osl", "conc", "TTFT meas", "TTFT pred", "err %", "TPOT meas", "TPOT pred",
-                "err %", "tput %", "pf load", "dc load");
+  out += printf_string("%-44s %4s %5s %5s %4s %10s %10s %7s %8s %8s %7s %7s %8s %8s\n", "case",
+                       "tp", "isl", "osl", "conc", "TTFT meas", "TTFT pred", "err %", "TPOT meas",
+                       "TPOT pred", "err %", "tput %", "pf load", "dc load");
   for (const SiliconResult& r : results) {
     if (!r.simulated) continue;
     const CaseErrors e = errors_of(r);
     const bool pf_over = r.consistency && r.consistency->prefill_exceeds_profile();
     const bool dc_over = r.consistency && r.consistency->decode_exceeds_profile();
-    out += format(
+    out += printf_string(
         "%-44.44s %4lld %5lld %5lld %4lld %10.1f %10.1f %+7.1f %8.2f %8.2f %+7.1f %+7.1f %7.2f%s "
         "%7.2f%s\n",
         r.row.id.c_str(), static_cast<long long>(r.row.tp), static_cast<long long>(r.row.isl),
@@ -134,14 +129,15 @@ std::string format_silicon_report(const std::vector<SiliconResult>& results) {
       "\nPer group (engine version / model / precision): mean |error| %; pf>max = cases implying "
       "more prefill than the profile's fastest pure prefill step, dc>max more decode than its pure "
       "decode step at their concurrency\n";
-  out += format("%-40s %-11s %5s %9s %9s %9s %11s %7s %7s\n", "group", "role", "cases", "TTFT",
-                "TPOT", "tput", "TPOT bias", "pf>max", "dc>max");
+  out += printf_string("%-40s %-11s %5s %9s %9s %9s %11s %7s %7s\n", "group", "role", "cases",
+                       "TTFT", "TPOT", "tput", "TPOT bias", "pf>max", "dc>max");
   const auto line = [&](const SiliconGroupError& g) {
-    out += format("%-40s %-11s %5lld %9.1f %9.1f %9.1f %+11.1f %7lld %7lld\n", g.group.c_str(),
-                  g.role.empty() ? "-" : g.role.c_str(), static_cast<long long>(g.cases),
-                  100 * g.ttft_mean_abs, 100 * g.tpot_mean_abs, 100 * g.throughput_mean_abs,
-                  100 * g.tpot_signed_mean, static_cast<long long>(g.prefill_over_profile),
-                  static_cast<long long>(g.decode_over_profile));
+    out +=
+        printf_string("%-40s %-11s %5lld %9.1f %9.1f %9.1f %+11.1f %7lld %7lld\n", g.group.c_str(),
+                      g.role.empty() ? "-" : g.role.c_str(), static_cast<long long>(g.cases),
+                      100 * g.ttft_mean_abs, 100 * g.tpot_mean_abs, 100 * g.throughput_mean_abs,
+                      100 * g.tpot_signed_mean, static_cast<long long>(g.prefill_over_profile),
+                      static_cast<long long>(g.decode_over_profile));
   };
   for (const SiliconGroupError& g : silicon_group_errors(results)) line(g);
   for (const char* role : {"check", "calibration"}) {
@@ -155,7 +151,7 @@ std::string format_silicon_report(const std::vector<SiliconResult>& results) {
   if (!skipped.empty()) {
     out += "\nSkipped rows (no supported configuration replays them):\n";
     for (const auto& [reason, count] : skipped) {
-      out += format("  %5lld  %s\n", static_cast<long long>(count), reason.c_str());
+      out += printf_string("  %5lld  %s\n", static_cast<long long>(count), reason.c_str());
     }
   }
   return out;

@@ -98,14 +98,13 @@ TEST_CASE("silicon consistency: implied rates against the profile's fastest step
 TEST_CASE("silicon consistency: validate --silicon flags the case and counts it per group") {
   const auto dir = scratch_dir("silicon_consistency_cli");
   tiny_profile(dir);
-  const std::string header = kSiliconHeader;
   const auto line = [](const char* id, const char* users, const char* osl, const char* ttft,
                        const char* tpot) {
     // isl, osl, two empty quant modes, batch_size, tp 2, pp 1, three more 1s, 14 empty cells.
     return std::string(id) + ",src,vllm,0.12.0,Qwen/Qwen3-32B,h100_sxm,,agg,4000," + osl + ",,," +
            users + ",2,1,1,1,1" + std::string(15, ',') + ttft + "," + tpot + "\n";
   };
-  std::ofstream(dir / "s.csv") << header << line("fine", "8", "11", "20", "10")
+  std::ofstream(dir / "s.csv") << kSiliconHeader << line("fine", "8", "11", "20", "10")
                                << line("over", "32", "2", "100", "10");
   const auto r = run_cli("validate --silicon " + (dir / "s.csv").string() + " --silicon-profiles " +
                              (dir / "profiles").string() + " --json " + (dir / "s.json").string(),

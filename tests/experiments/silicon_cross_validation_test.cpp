@@ -23,7 +23,6 @@ namespace {
 
 const std::string kSource = SPARKSIM_SOURCE_DIR;
 const std::string kGoldenProfile = "tests/experiments/golden/two_requests/profile.json";
-const char* kHeader = kSiliconHeader;
 
 // Three rows of one group (prompts 100, 120, 140; 3 output tokens; 2 users; TP 2), measured
 // TTFT = TPOT = `ms` (what a 10 ms step plus a host cost gives).
@@ -129,7 +128,7 @@ TEST_CASE(
   const auto write_sample =
       [&](double trtllm_ms) {
         std::ofstream(dir / "s.csv")
-            << kHeader << group_rows("a", "vllm", "0.12.0", "Qwen/Qwen3-32B", 10.5)
+            << kSiliconHeader << group_rows("a", "vllm", "0.12.0", "Qwen/Qwen3-32B", 10.5)
             << group_rows("b", "vllm", "0.12.0", "meta-llama/Llama-3.1-8B-Instruct", 10.5)
             << group_rows("c", "sglang", "0.5.8.post1", "Qwen/Qwen3-32B", 11.5)
             << group_rows("d", "trtllm", "1.0.0rc3", "meta-llama/Llama-3.1-8B-Instruct", trtllm_ms);

@@ -20,7 +20,6 @@ using namespace sparksim::testing;
 namespace {
 
 const std::string kSource = SPARKSIM_SOURCE_DIR;
-const char* kHeader = kSiliconHeader;
 
 // A vLLM 0.12 row at TP 2, 100/3 tokens, concurrency 2.
 std::string row(const std::string& id, const std::string& precision,
@@ -47,7 +46,7 @@ std::filesystem::path profiles_folder(const std::filesystem::path& dir, bool wit
 TEST_CASE("silicon KV scenario: which profile each row maps to") {
   const auto dir = scratch_dir("silicon_kv_map");
   const auto profiles = profiles_folder(dir, true).string();
-  std::ofstream(dir / "s.csv") << kHeader << row("a", "fp8") << row("b", "");
+  std::ofstream(dir / "s.csv") << kSiliconHeader << row("a", "fp8") << row("b", "");
   const std::vector<SiliconRow> rows = read_silicon_sample((dir / "s.csv").string());
   REQUIRE(rows.size() == 2);
   const std::string h100 = (std::filesystem::path(profiles) / "h100-sxm").string() + "/";
@@ -113,7 +112,7 @@ TEST_CASE("silicon KV scenario: every bundled row replays under each scenario") 
 TEST_CASE("silicon KV scenario: a bad value is exit 2 before anything is written") {
   const auto dir = scratch_dir("silicon_kv_cli");
   const auto profiles = profiles_folder(dir, true);
-  std::ofstream(dir / "s.csv") << kHeader << row("a", "fp8");
+  std::ofstream(dir / "s.csv") << kSiliconHeader << row("a", "fp8");
   const std::string base =
       "validate --silicon " + (dir / "s.csv").string() + " --silicon-profiles " + profiles.string();
   const auto good =

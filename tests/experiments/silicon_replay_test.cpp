@@ -27,7 +27,6 @@ namespace {
 
 const std::string kSource = SPARKSIM_SOURCE_DIR;
 const std::string kGoldenProfile = "tests/experiments/golden/two_requests/profile.json";
-const char* kHeader = kSiliconHeader;
 
 std::string row(const std::string& id, const std::string& backend, const std::string& isl,
                 const std::string& ttft, const std::string& version = "0.12.0",
@@ -50,7 +49,7 @@ std::filesystem::path profiles_folder(const std::filesystem::path& dir) {
 TEST_CASE("silicon replay: closed loop at batch_size with fixed lengths, worked by hand") {
   const auto dir = scratch_dir("silicon_closed_loop");
   const auto profiles = profiles_folder(dir);
-  std::ofstream(dir / "s.csv") << kHeader << row("a", "vllm", "100", "12")
+  std::ofstream(dir / "s.csv") << kSiliconHeader << row("a", "vllm", "100", "12")
                                << row("b", "vllm", "100", "12", "0.12.0", "Qwen/Qwen3-235B");
   const std::vector<SiliconRow> rows = read_silicon_sample((dir / "s.csv").string());
   REQUIRE(rows.size() == 2);
@@ -132,7 +131,7 @@ TEST_CASE("silicon replay: closed loop at batch_size with fixed lengths, worked 
 TEST_CASE("silicon replay: a malformed row stops with path:line, exit 2, no report") {
   const auto dir = scratch_dir("silicon_bad");
   const auto profiles = profiles_folder(dir);
-  std::ofstream(dir / "bad.csv") << kHeader << row("a", "vllm", "100", "12")
+  std::ofstream(dir / "bad.csv") << kSiliconHeader << row("a", "vllm", "100", "12")
                                  << row("b", "vllm", "many", "12");
   const auto r =
       run_cli("validate --silicon " + (dir / "bad.csv").string() + " --silicon-profiles " +
@@ -141,7 +140,7 @@ TEST_CASE("silicon replay: a malformed row stops with path:line, exit 2, no repo
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Catch::Contains("bad.csv:3:"));
   CHECK_FALSE(std::filesystem::exists(dir / "r.json"));
-  std::ofstream(dir / "zero.csv") << kHeader << row("a", "vllm", "100", "0");
+  std::ofstream(dir / "zero.csv") << kSiliconHeader << row("a", "vllm", "100", "0");
   CHECK_THROWS_WITH(read_silicon_sample((dir / "zero.csv").string()),
                     Catch::Contains("zero.csv:2: silicon_ttft_ms is 0; must be > 0"));
 }
@@ -163,7 +162,7 @@ TEST_CASE("silicon replay: the aiperf-template client's counts, and bad client o
   // 100 x 3 / 1.5 s = 200 tok/s, as lockstep's 2 waves give; the JSON names the client.
   const auto dir = scratch_dir("silicon_client");
   const auto profiles = profiles_folder(dir);
-  std::ofstream(dir / "s.csv") << kHeader << row("a", "vllm", "100", "12");
+  std::ofstream(dir / "s.csv") << kSiliconHeader << row("a", "vllm", "100", "12");
   const std::string base =
       "validate --silicon " + (dir / "s.csv").string() + " --silicon-profiles " + profiles.string();
   const auto r =
@@ -190,7 +189,7 @@ TEST_CASE(
   const auto dir = scratch_dir("silicon_versions");
   const auto profiles = profiles_folder(dir);
   // The version -> preset table written out by hand from sim/engine_preset.cpp's names.
-  std::ofstream(dir / "v.csv") << kHeader << row("a", "vllm", "100", "12", "0.12.0")
+  std::ofstream(dir / "v.csv") << kSiliconHeader << row("a", "vllm", "100", "12", "0.12.0")
                                << row("b", "sglang", "100", "12", "0.5.8.post1")
                                << row("c", "trtllm", "100", "12", "1.0.0rc3")
                                << row("d", "vllm", "100", "12", "0.11.2");
@@ -207,7 +206,7 @@ TEST_CASE(
   // version's limits is refused at load, before anything runs, with its line.
   for (const auto& [version, backend] :
        {std::pair<std::string, std::string>{"1.1.0", "trtllm"}, {"9.9.0", "vllm"}}) {
-    std::ofstream(dir / "u.csv") << kHeader << row("a", "vllm", "100", "12")
+    std::ofstream(dir / "u.csv") << kSiliconHeader << row("a", "vllm", "100", "12")
                                  << row("b", backend, "100", "12", version);
     const auto r =
         run_cli("validate --silicon " + (dir / "u.csv").string() + " --silicon-profiles " +
