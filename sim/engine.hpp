@@ -100,6 +100,8 @@ class Engine {
   const FrontEnd& front_end() const { return front_end_; }
 
   bool lane_busy(EngineLane lane) const { return plans_[static_cast<int>(lane)].active; }
+  // When the lane's current (or, once finished, latest) step started.
+  SimTime step_start(EngineLane lane) const { return plans_[static_cast<int>(lane)].start; }
   bool idle() const { return running_.empty() && waiting_.empty() && intake_.empty(); }
   std::int64_t running_count() const { return static_cast<std::int64_t>(running_.size()); }
   std::int64_t waiting_count() const { return static_cast<std::int64_t>(waiting_.size()); }

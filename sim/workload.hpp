@@ -22,6 +22,9 @@ class Workload {
   virtual std::optional<RequestSpec> next_scheduled() = 0;
   // A request completed at `now`; returns the follow-up request it triggers, if any (arrival set).
   virtual std::optional<RequestSpec> on_completion(SimTime now) = 0;
+  // False when on_completion never returns a request (a loop may then run replicas side by side
+  // between arrivals: sim/cluster/windowed_cluster_loop.hpp).
+  virtual bool completions_make_requests() const { return true; }
 };
 
 class OpenLoopWorkload final : public Workload {
@@ -29,6 +32,7 @@ class OpenLoopWorkload final : public Workload {
   explicit OpenLoopWorkload(const std::vector<RequestSpec>& requests) : requests_(requests) {}
   std::optional<RequestSpec> next_scheduled() override;
   std::optional<RequestSpec> on_completion(SimTime) override { return std::nullopt; }
+  bool completions_make_requests() const override { return false; }
 
  private:
   const std::vector<RequestSpec>& requests_;

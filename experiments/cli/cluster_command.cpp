@@ -118,6 +118,11 @@ void add_cluster_command(CLI::App& app) {
   add_system_options(*cmd, o);
   add_acceptance_options(*cmd, o);
   add_engine_options(*cmd, o);
+  c.threads = 0;
+  cmd->add_option("--threads", c.threads,
+                  "threads for the replicas' steps (0 = every hardware thread; outputs do not "
+                  "depend on it)")
+      ->capture_default_str();
   cmd->add_option("--out", o.out_dir, "output directory");
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("--quiet", *quiet, "print nothing on success");

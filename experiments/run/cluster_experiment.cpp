@@ -16,6 +16,7 @@
 #include "common/input_error.hpp"
 #include "common/staged_directory.hpp"
 #include "common/text_file.hpp"
+#include "experiments/run/parallel_runner.hpp"
 #include "experiments/run/problem_list.hpp"
 #include "experiments/run/summary_json.hpp"
 #include "experiments/run/timeseries_csv.hpp"
@@ -65,6 +66,11 @@ struct ReplicaRig {
 
 // The cluster's own options. `run`: the validated run, or null when it had problems (they are
 // already in `problems`); o.run must be the options it came from.
+// ClusterOptions::threads resolved: 0 is every hardware thread.
+std::size_t cluster_threads(const ClusterOptions& o) {
+  return static_cast<std::size_t>(o.threads > 0 ? o.threads : default_jobs());
+}
+
 ClusterSetup check_cluster(const ClusterOptions& o, const RunSetup* run, ProblemList& problems) {
   ClusterSetup setup{o, run ? *run : RunSetup{}, NamedSpec::parse("round-robin", "--router"), {}};
   const bool run_ok = run != nullptr;
@@ -81,6 +87,7 @@ ClusterSetup check_cluster(const ClusterOptions& o, const RunSetup* run, Problem
     problems.add("--replicas must be in [1, " + std::to_string(kMaxReplicas) + "]");
   }
   if (o.prefill_replicas < 0) problems.add("--prefill-replicas must be >= 0");
+  if (o.threads < 0) problems.add("--threads must be >= 1 (or 0 for every hardware thread)");
   if (!o.run.write_acceptance_log.empty()) {
     problems.add("--write-acceptance-log: record the log with `sparksim run` (one replica)");
   }
@@ -432,7 +439,9 @@ ClusterOutcome execute_cluster(const ClusterSetup& setup, std::ostream* requests
         .integer(static_cast<std::int64_t>(replica))
         .end();
   };
-  platform->run_router([&] { out.stats = run_cluster_simulation(wiring, *workload, observer); });
+  platform->run_router([&] {
+    out.stats = run_cluster_simulation(wiring, *workload, observer, cluster_threads(setup.options));
+  });
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 

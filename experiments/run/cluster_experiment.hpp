@@ -41,6 +41,10 @@ struct ClusterOptions {
   double network_latency_us = 0;
 
   std::vector<std::string> simgrid_config;  // extra SimGrid options, "key:value"
+
+  // Threads for the replicas' steps (run_cluster_simulation's `threads`; 0 = every hardware
+  // thread). Changes no output; a plan's searches, already side by side, keep 1.
+  std::int64_t threads = 1;
 };
 
 struct ClusterSetup {

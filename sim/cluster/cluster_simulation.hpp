@@ -67,7 +67,11 @@ using ClusterCompletion = std::function<void(const Request&, std::size_t replica
 // random draws do not depend on the routing. Takes over the engines' completion handlers. Throws
 // std::invalid_argument on an inconsistent wiring. With a transport that waits on SimGrid, call it
 // from the router actor (ClusterPlatform::run_router).
+// threads > 1: a colocated cluster under an open-loop workload runs its replicas on that many
+// threads between arrivals (sim/cluster/windowed_cluster_loop.hpp), with the same outputs; any
+// other cluster runs on the calling thread.
 ClusterStats run_cluster_simulation(const ClusterWiring& wiring, Workload& workload,
-                                    const ClusterCompletion& observer = {});
+                                    const ClusterCompletion& observer = {},
+                                    std::size_t threads = 1);
 
 }  // namespace sparksim

@@ -142,23 +142,29 @@ std::string sha256_of(const std::string& content, const fs::path& scratch) {
 
 }  // namespace
 
+// On one thread (the one-thread loop), and on two and three (the windowed loop for the colocated
+// scenarios, sim/cluster/windowed_cluster_loop.hpp; three threads on a two-core machine also
+// exercise a worker that is not scheduled in time): the same bytes.
 TEST_CASE("64-replica cluster runs write byte for byte what the pre-change code wrote") {
   const auto scratch = scratch_dir("fleet_identity");
   for (const Scenario& s : kScenarios) {
-    const fs::path out = scratch / s.name;
-    const std::string args =
-        "cluster --synthetic rate=" + std::to_string(s.rate) +
-        ",prompt=lognormal:1000:1.0,output=lognormal:200:0.8,domain=chat/code/math,duration_s=" +
-        std::to_string(s.duration_s) +
-        " --replicas 64 --profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7 "
-        "--seed 7 --quiet " +
-        s.options + " --out '" + out.string() + "'";
-    const CliResult result = run_cli(args, scratch);
-    INFO(s.name << ": " << args << "\n" << result.output);
-    REQUIRE(result.exit_code == 0);
-    for (std::size_t f = 0; f < kFiles.size(); ++f) {
-      INFO(s.name << " " << kFiles[f]);
-      CHECK(sha256_of(without_volatile_lines(read_file(out / kFiles[f])), scratch) == s.sha256[f]);
+    for (const int threads : {1, 2, 3}) {
+      const fs::path out = scratch / (s.name + std::string("-") + std::to_string(threads));
+      const std::string args =
+          "cluster --synthetic rate=" + std::to_string(s.rate) +
+          ",prompt=lognormal:1000:1.0,output=lognormal:200:0.8,domain=chat/code/math,duration_s=" +
+          std::to_string(s.duration_s) +
+          " --replicas 64 --profile profiles/analytic/h100-sxm/qwen3-8b.json --drafter dspark-7 "
+          "--seed 7 --quiet --threads " +
+          std::to_string(threads) + " " + s.options + " --out '" + out.string() + "'";
+      const CliResult result = run_cli(args, scratch);
+      INFO(s.name << ": " << args << "\n" << result.output);
+      REQUIRE(result.exit_code == 0);
+      for (std::size_t f = 0; f < kFiles.size(); ++f) {
+        INFO(s.name << " " << kFiles[f] << ", " << threads << " threads");
+        CHECK(sha256_of(without_volatile_lines(read_file(out / kFiles[f])), scratch) ==
+              s.sha256[f]);
+      }
     }
   }
   fs::remove_all(scratch);
