@@ -11,11 +11,47 @@
 #include <span>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 namespace sparksim {
 
-// c clamped to [0, 1]; a NaN (and -0) counts as 0.
+// c clamped to [0, 1]; a NaN (and -0) counts as 0. With SSE, maxss (which returns its second
+// operand, 0, when c is NaN or not above 0) then minss: no branch, where the plain expression
+// compiles to two (GCC keeps a NaN-exact ?: as a branch).
 inline float clamp_confidence(float c) {
+#if defined(__SSE2__)
+  return _mm_cvtss_f32(_mm_min_ss(_mm_max_ss(_mm_set_ss(c), _mm_setzero_ps()), _mm_set_ss(1.0f)));
+#else
   return c > 0.0f ? std::min(c, 1.0f) : 0.0f;  // `c > 0` is false for NaN
+#endif
+}
+
+// compute_survivals for γ = kGamma (0: `gamma`): a fixed size unrolls, so the loop's exit is not a
+// branch per row (γ = 7, dspark-7's block, is the replay benchmarks').
+template <int kGamma>
+inline int compute_survivals_of_size(const float* confidences, int gamma, float* survivals,
+                                     double* sum, double* prefix, float* copy) {
+  const int size = kGamma > 0 ? kGamma : gamma;
+  float a = 1.0f;
+  double total = 0.0;
+  if (prefix != nullptr) prefix[0] = 0.0;
+  // Without a copy the survivals are stored twice in place: a store, cheaper than a test per step.
+  float* const second = copy != nullptr ? copy : survivals;
+  for (int k = 0; k < size; ++k) {
+    a *= clamp_confidence(confidences[k]);
+    survivals[k] = a;
+    second[k] = a;
+    total += a;
+    if (prefix != nullptr) prefix[k + 1] = total;
+  }
+  if (sum != nullptr) *sum = total;
+  // Survivals never grow and are never NaN, so the positive ones are all but the trailing zeros
+  // (usually none: counting them after the loop keeps the loop short).
+  int positive = size;
+  while (positive > 0 && survivals[positive - 1] == 0.0f) --positive;
+  return positive;
 }
 
 // Writes survivals[k] = Π_{i≤k+1} confidences[i] (float arithmetic, left to right) for k < γ and
@@ -28,24 +64,10 @@ inline float clamp_confidence(float c) {
 inline int compute_survivals(const float* confidences, int gamma, float* survivals,
                              double* sum = nullptr, double* prefix = nullptr,
                              float* copy = nullptr) {
-  float a = 1.0f;
-  double total = 0.0;
-  if (prefix != nullptr) prefix[0] = 0.0;
-  // Without a copy the survivals are stored twice in place: a store, cheaper than a test per step.
-  float* const second = copy != nullptr ? copy : survivals;
-  for (int k = 0; k < gamma; ++k) {
-    a *= clamp_confidence(confidences[k]);
-    survivals[k] = a;
-    second[k] = a;
-    total += a;
-    if (prefix != nullptr) prefix[k + 1] = total;
+  if (gamma == 7) {
+    return compute_survivals_of_size<7>(confidences, gamma, survivals, sum, prefix, copy);
   }
-  if (sum != nullptr) *sum = total;
-  // Survivals never grow and are never NaN, so the positive ones are all but the trailing zeros
-  // (usually none: counting them after the loop keeps the loop short).
-  int positive = gamma;
-  while (positive > 0 && survivals[positive - 1] == 0.0f) --positive;
-  return positive;
+  return compute_survivals_of_size<0>(confidences, gamma, survivals, sum, prefix, copy);
 }
 
 struct Candidate {

@@ -9,12 +9,13 @@
 // order, so the early stop cannot happen before them. Only the rest are ordered and walked with
 // the early stop from the state after the sure admissions. The walk needs their values only (τ and
 // Θ do not depend on who owns a survival), so the values are taken in descending order (a few
-// sorted whole by the sorting network, many popped from a max-heap, since the walk usually stops a
-// few in) and the m admitted are those at or above the m-th value, counted per request without
-// ordering; when the m-th value ties with the next, only the tied candidates are ordered, by the
-// order's tie-breaks. The answer is the reference's exactly: the bound carries a relative margin
-// far above rounding, and a walked comparison within kTieMargin of a tie (where summing τ in row
-// order instead of the reference's sorted order could flip it) reruns the reference search.
+// sorted whole by the sorting network; many taken one at a time from a tournament over the rows'
+// runs, since the walk stops long before the tail) and the m admitted are those at or above the
+// m-th value, counted per request without ordering; when the m-th value ties with the next, only
+// the tied candidates are ordered, by the order's tie-breaks. The answer is the reference's
+// exactly: the bound carries a relative margin far above rounding, and a walked comparison within
+// kTieMargin of a tie (where summing τ in row order instead of the reference's sorted order could
+// flip it) reruns the reference search.
 #include "policies/greedy_policy.hpp"
 
 #include <bit>
@@ -27,6 +28,7 @@
 
 #include "common/count_above.hpp"
 #include "policies/admission_search.hpp"
+#include "policies/run_tournament.hpp"
 #include "policies/sorting_network.hpp"
 
 namespace sparksim {
@@ -127,9 +129,12 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
   };
   // Each row's rest copied as a whole number of 4-float blocks covering γ, a trip count that does
   // not vary (a copy loop sized by each row's count mispredicted its exit); the floats past the
-  // count are overwritten by the next row or cut off below.
+  // count are overwritten by the next row or cut off below. Many are walked as runs, each row's
+  // followed by a 0 (what the tournament takes for a spent run); a few, sorted whole, back to back.
+  const bool many = rest > kSortedWalkMax;
   const std::ptrdiff_t blocks = (view.gamma + 3) / 4;
-  grow(rest_, static_cast<std::size_t>(rest + 4 * blocks));
+  grow(rest_, static_cast<std::size_t>(rest) + requests + static_cast<std::size_t>(4 * blocks));
+  grow(run_starts_, requests);
   float* const values = rest_.data();
   float* end = values;
   for (std::size_t r = 0; r < requests; ++r) {
@@ -137,15 +142,18 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
     for (std::ptrdiff_t b = 0; b < blocks; ++b) {
       std::memcpy(end + 4 * b, from + 4 * b, 4 * sizeof(float));
     }
+    run_starts_[r] = static_cast<std::uint32_t>(end - values);
     end += positive_[r] - sure_[r];
+    *end = 0.0f;
+    end += many ? 1 : 0;
   }
-  // The walk takes the values in descending order: a few sorted whole, many popped one at a time
-  // from a max-heap (the walk usually stops a few in, long before the tail).
+  // The walk takes the values in descending order: a few sorted whole, many taken one at a time
+  // from a tournament over the rows' runs (the walk usually stops a few in, long before the tail).
   const auto rest_count = static_cast<std::size_t>(rest);
   std::size_t admitted = 0;
   float last = 0;
   bool tied_with_next = false;
-  if (rest <= kSortedWalkMax) {
+  if (!many) {
     sort_few_descending(values, rest_count);
     for (; admitted < rest_count; ++admitted) {
       const Step step = walk(values[admitted]);
@@ -156,16 +164,16 @@ void GreedyPolicy::schedule(const BatchView& view, const SpsTable& sps, std::spa
     last = values[admitted - 1];
     tied_with_next = admitted < rest_count && values[admitted] == last;
   } else {
-    std::make_heap(values, end);
-    for (; end != values; ++admitted) {
-      const Step step = walk(values[0]);
+    tournament_.reset(values, std::span<const std::uint32_t>(run_starts_.data(), requests));
+    for (; tournament_.top() > 0.0f; ++admitted) {
+      const Step step = walk(tournament_.top());
       if (step == Step::kTooClose) return reference_search();
       if (step == Step::kStop) break;
-      last = values[0];
-      std::pop_heap(values, end--);
+      last = tournament_.top();
+      tournament_.pop();
     }
     if (admitted == 0) return;
-    tied_with_next = end != values && values[0] == last;
+    tied_with_next = tournament_.top() == last;
   }
   if (!tied_with_next) {
     // Exactly the candidates at or above the last admitted value: count them per request (the sure

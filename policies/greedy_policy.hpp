@@ -5,9 +5,11 @@
 // current step's confidences on the host before the verify launch: synchronous by default.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "policies/merged_candidates_policy.hpp"
+#include "policies/run_tournament.hpp"
 
 namespace sparksim {
 
@@ -20,6 +22,8 @@ class GreedyPolicy final : public MergedCandidatesPolicy {
   std::vector<int> sure_;       // scratch, R: leading candidates admitted without ordering
   std::vector<double> prefix_;  // scratch, R×(γ+1): partial sums of each row's survivals
   std::vector<float> rest_;     // scratch: the survivals left after the sure admissions
+  std::vector<std::uint32_t> run_starts_;  // scratch, R: where each row's rest begins in rest_
+  RunTournament tournament_;               // the many-left walk's order
 };
 
 }  // namespace sparksim

@@ -29,6 +29,32 @@ TEST_CASE("compute_survivals multiplies left to right, clamps to [0, 1], NaN cou
   CHECK(s[1] == 0.0f);
 }
 
+TEST_CASE("compute_survivals at γ = 7 (its unrolled size) equals the product written out") {
+  // Each clamp by hand: 1.5 → 1, -0.2 → 0, NaN → 0; sums and partial sums in double.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const float seventh : {0.6f, -0.2f, nan}) {
+    const std::vector<float> c = {0.9f, 1.5f, 0.8f, 0.75f, 0.5f, 0.95f, seventh};
+    const float c7 = seventh > 0.0f ? seventh : 0.0f;
+    const float a1 = 0.9f, a2 = a1 * 1.0f, a3 = a2 * 0.8f, a4 = a3 * 0.75f, a5 = a4 * 0.5f,
+                a6 = a5 * 0.95f, a7 = a6 * c7;
+    const std::vector<float> expected = {a1, a2, a3, a4, a5, a6, a7};
+    std::vector<float> s(7), copy(7);
+    std::vector<double> prefix(8);
+    double sum = -1;
+    CHECK(compute_survivals(c.data(), 7, s.data(), &sum, prefix.data(), copy.data()) ==
+          (c7 > 0.0f ? 7 : 6));
+    CHECK(s == expected);
+    CHECK(copy == expected);
+    double total = 0;
+    CHECK(prefix[0] == 0.0);
+    for (int k = 0; k < 7; ++k) {
+      total += static_cast<double>(expected[static_cast<std::size_t>(k)]);
+      CHECK(prefix[static_cast<std::size_t>(k) + 1] == total);
+    }
+    CHECK(sum == total);
+  }
+}
+
 namespace {
 
 // A random batch of 1 to 40 requests with 1 to 8 drafts each: ids first_id + id_step·r, shuffled
