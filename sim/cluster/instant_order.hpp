@@ -12,10 +12,11 @@
 //     at that time), then by lane (a start pushes the main lane's end first);
 //   - step starts at t are ordered by what made the replica plan one: one of its own step ends at
 //     t (by that end's place) before an arrival at t (by arrival order).
-// A place is only needed where two replicas have events at one instant; every other instant is
-// passed through in log order, which is that replica's own order, and costs a comparison or two
-// per entry. Steps take at least 1 ns
-// (Engine::try_start_step), so an instant's step ends all come before its step starts.
+// A place is only needed where two replicas have events at one instant (a shared instant: two
+// groups list it, or one group flags it); elsewhere a completion is alone at its instant or with
+// its own replica's, in that replica's order, and the completions of the groups are merged by
+// time. Steps take at least 1 ns (Engine::try_start_step), so an instant's step ends all come
+// before its step starts.
 #pragma once
 
 #include <cstddef>
@@ -25,33 +26,19 @@
 #include <vector>
 
 #include "common/sim_time.hpp"
+#include "sim/cluster/window_log.hpp"
 
 namespace sparksim {
-
-// One event a replica group handled, in the group's order (non-decreasing time).
-struct GroupLogEntry {
-  enum class What : std::uint8_t { kStepEnd, kStepStart, kCompletion };
-  static constexpr std::uint8_t kArrivalTrigger = 2;  // kStepStart: an arrival made it plan
-
-  SimTime time = 0;
-  std::uint32_t replica = 0;
-  What what = What::kStepEnd;
-  std::uint8_t lanes = 0;    // kStepEnd: its lane; kStepStart: a bit per lane that started a step
-  std::uint8_t trigger = 0;  // kStepStart: the lane of the replica's own end at this instant that
-                             // made it plan, or kArrivalTrigger
-  // kStepEnd: when its step started; kCompletion: index into the group's completed requests;
-  // kStepStart with kArrivalTrigger: the arrival's number (arrival order at the router).
-  std::uint64_t payload = 0;
-};
 
 class InstantOrder {
  public:
   explicit InstantOrder(std::size_t replicas);
 
-  // Reads one window of every group's log (each in non-decreasing time) and calls `emit(group,
-  // entry)` for every kCompletion entry, in the one-thread loop's order.
-  void merge(std::span<const std::vector<GroupLogEntry>* const> logs,
-             const std::function<void(std::size_t group, const GroupLogEntry&)>& emit);
+  // Reads one window of every group's log and calls `emit(group, completed)` for every
+  // completion (`completed`: the index into that group's completed requests) in the one-thread
+  // loop's order.
+  void merge(std::span<const WindowLog* const> logs,
+             const std::function<void(std::size_t group, std::uint64_t completed)>& emit);
 
   // Instants at which two or more replicas had events (the ones that needed a sort): for tests
   // and the benchmark's curiosity.
@@ -69,11 +56,12 @@ class InstantOrder {
   struct Run {  // one group's entries at the instant
     std::size_t group, begin, end;
   };
-  void order_shared_instant(std::span<const std::vector<GroupLogEntry>* const> logs,
-                            const std::vector<Run>& runs,
-                            const std::function<void(std::size_t, const GroupLogEntry&)>& emit);
+  void find_shared_instants(std::span<const WindowLog* const> logs);
+  void order_shared_instant(std::span<const WindowLog* const> logs, SimTime t,
+                            const std::function<void(std::size_t, std::uint64_t)>& emit);
 
   std::vector<ReplicaPlaces> replicas_;
+  std::vector<SimTime> shared_;  // this window's shared instants, increasing
   std::vector<std::size_t> heads_;
   std::vector<Run> runs_;
   struct Keyed {

@@ -9,13 +9,15 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <pthread.h>
 #include <vector>
+
+#include <pthread.h>
 
 #include "sim/cluster/cluster_agenda.hpp"
 #include "sim/cluster/instant_order.hpp"
 #include "sim/cluster/load_tournament.hpp"
 #include "sim/cluster/window_gate.hpp"
+#include "sim/cluster/window_log.hpp"
 
 namespace sparksim {
 
@@ -23,9 +25,8 @@ bool windowed_cluster_applies(const ClusterWiring& wiring, const Workload& workl
   if (wiring.replicas.size() < 2 || wiring.transport || workload.completions_make_requests()) {
     return false;
   }
-  return std::all_of(wiring.replicas.begin(), wiring.replicas.end(), [](const ClusterReplica& r) {
-    return r.role == ReplicaRole::kColocated;
-  });
+  return std::all_of(wiring.replicas.begin(), wiring.replicas.end(),
+                     [](const ClusterReplica& r) { return r.role == ReplicaRole::kColocated; });
 }
 
 namespace {
@@ -34,6 +35,13 @@ constexpr SimTime kNoBound = std::numeric_limits<SimTime>::max();
 
 // A start event's payload: the replica's index in its group, shifted, and what made it plan.
 constexpr std::uint64_t kTriggerBits = 2;
+
+// A request done for good, as the observer is to be told.
+struct Completed {
+  Request request;
+  std::size_t replica;
+  SimTime time;
+};
 
 // Replicas r with r mod groups == index: their engines, their agenda and what the loop keeps per
 // replica, all touched by one thread only while a window runs (the main thread reads and writes
@@ -61,9 +69,10 @@ class ReplicaGroup {
     rejected_.push_back(0);
     arrival_.push_back(0);
     engine->set_completion_handler([this, local](const Request& request, SimTime now) {
-      log_.push_back(GroupLogEntry{now, static_cast<std::uint32_t>(global(local)),
-                                   GroupLogEntry::What::kCompletion, 0, 0, completed_.size()});
-      completed_.push_back(request);
+      log_[buffer_].add(GroupLogEntry{now, static_cast<std::uint32_t>(global(local)),
+                                      GroupLogEntry::What::kCompletion, 0, 0,
+                                      completed_[buffer_].size()});
+      completed_[buffer_].push_back(Completed{request, global(local), now});
     });
   }
 
@@ -77,9 +86,12 @@ class ReplicaGroup {
   // Submits the routed arrivals, runs every event before `bound` and the step ends at `bound`
   // (they come before an arrival there; the starts at `bound` come after it), and takes the loads
   // of the replicas it touched for the router. Logs what the main thread orders afterwards.
-  void advance(SimTime bound) {
-    log_.clear();
-    completed_.clear();
+  // The window's log and completions go to `buffer` (0 or 1; windows alternate, so the previous
+  // window's stay readable while this one runs).
+  void advance(SimTime bound, std::size_t buffer) {
+    buffer_ = buffer;
+    log_[buffer_].clear();
+    completed_[buffer_].clear();
     for (const Routed& a : routed_) submit(a);
     routed_.clear();
     while (has_due_event(bound)) {
@@ -95,9 +107,8 @@ class ReplicaGroup {
       const auto lane = static_cast<std::uint8_t>(e.payload & 1);
       warm_next_steps();
       end_time_[local] = e.time;
-      log_.push_back(GroupLogEntry{
-          e.time, static_cast<std::uint32_t>(global(local)), GroupLogEntry::What::kStepEnd, lane,
-          0,
+      log_[buffer_].add(GroupLogEntry{
+          e.time, static_cast<std::uint32_t>(global(local)), GroupLogEntry::What::kStepEnd, lane, 0,
           static_cast<std::uint64_t>(engines_[local]->step_start(static_cast<EngineLane>(lane)))});
       engines_[local]->finish_step(static_cast<EngineLane>(lane), e.time);
       mark_stale(local);
@@ -134,8 +145,10 @@ class ReplicaGroup {
 
   std::size_t global(std::size_t local) const { return local * stride_ + index_; }
   Engine& engine(std::size_t local) { return *engines_[local]; }
-  const std::vector<GroupLogEntry>& log() const { return log_; }
-  const Request& completed(std::size_t i) const { return completed_[i]; }
+  const WindowLog& log(std::size_t buffer) const { return log_[buffer]; }
+  const Completed& completed(std::size_t buffer, std::size_t i) const {
+    return completed_[buffer][i];
+  }
   // Without a tournament: the loads of the replicas the last window touched (global index,
   // load), for the main thread's snapshot.
   const std::vector<std::pair<std::size_t, ReplicaLoad>>& fresh_loads() const {
@@ -191,7 +204,7 @@ class ReplicaGroup {
       }
     }
     if (lanes != 0) {
-      log_.push_back(GroupLogEntry{
+      log_[buffer_].add(GroupLogEntry{
           time, static_cast<std::uint32_t>(global(local)), GroupLogEntry::What::kStepStart, lanes,
           trigger, trigger == GroupLogEntry::kArrivalTrigger ? arrival_[local] : 0});
     }
@@ -229,11 +242,13 @@ class ReplicaGroup {
   std::vector<std::uint64_t> arrival_;  // the arrival that made its pending start, if one did
   std::vector<std::size_t> stale_;      // local indices whose load changed this window
   std::vector<Routed> routed_;          // arrivals to submit when the next window opens
-  std::vector<ReplicaLoad> loads_;  // per replica, as of the last window's end
+  std::vector<ReplicaLoad> loads_;      // per replica, as of the last window's end
   std::unique_ptr<LoadTournament> tournament_;
   std::vector<std::pair<std::size_t, ReplicaLoad>> fresh_loads_;
-  std::vector<GroupLogEntry> log_;  // this window's events, in this group's order
-  std::vector<Request> completed_;  // this window's completions, as they completed
+  // Per buffer: a window's events in this group's order, and its completions as they completed.
+  WindowLog log_[2];
+  std::vector<Completed> completed_[2];
+  std::size_t buffer_ = 0;
   std::int64_t events_ = 0;
   SimTime last_event_ = 0;
   std::exception_ptr error_;
@@ -263,11 +278,13 @@ class WindowedClusterLoop {
     for (const auto& group : groups_) group->keep_loads(prefers_);
     loads_.resize(n);
     for (std::size_t r = 0; r < n; ++r) loads_[r] = load_of(r);
-    for (const auto& group : groups_) logs_.push_back(&group->log());
   }
 
   ClusterStats run() {
-    WindowGate gate(groups_.size());
+    // One task per group, and one that hands the previous window's completions to the observer
+    // (no output of a window feeds the simulation back, so that can wait a window).
+    const std::size_t merge_task = groups_.size();
+    WindowGate gate(groups_.size() + 1);
     std::vector<std::thread> workers;
     // However the loop ends (an exception included), the workers are told to return and joined.
     struct Joiner {
@@ -279,10 +296,11 @@ class WindowedClusterLoop {
       }
     } joiner{gate, workers};
     for (std::size_t i = 1; i < threads_; ++i) {
-      workers.emplace_back([this, &gate, i] {
+      workers.emplace_back([this, &gate, i, merge_task] {
         pthread_setname_np(pthread_self(), "window-worker");
         for (std::uint64_t round = 0; (round = gate.wait_open(round)) != 0;) {
           if (gate.claim(i, round)) run_group(gate, i);
+          if (gate.claim(merge_task, round)) run_merge(gate);
         }
       });
     }
@@ -290,13 +308,11 @@ class WindowedClusterLoop {
     std::optional<RequestSpec> next = workload_.next_scheduled();
     while (true) {
       run_window(gate, next ? next->arrival : kNoBound);
-      order_.merge(logs_, [this](std::size_t group, const GroupLogEntry& e) {
-        if (observer_) observer_(groups_[group]->completed(e.payload), e.replica, e.time);
-      });
       if (!next) break;
       arrive(*next);
       next = workload_.next_scheduled();
     }
+    merge_window(window_ - 1);
     return finish();
   }
 
@@ -304,15 +320,36 @@ class WindowedClusterLoop {
   void run_group(WindowGate& gate, std::size_t g) {
     ReplicaGroup& group = *groups_[g];
     try {
-      group.advance(gate.bound());
+      group.advance(gate.bound(), window_ % 2);
     } catch (...) {
       group.error() = std::current_exception();
     }
     gate.finish();
   }
+  void run_merge(WindowGate& gate) {
+    try {
+      if (window_ > 0) merge_window(window_ - 1);
+    } catch (...) {
+      merge_error_ = std::current_exception();
+    }
+    gate.finish();
+  }
 
-  // One window: every group runs its events up to `bound`, side by side when two or more have
-  // something due (a window with one busy group is not worth waking a thread for).
+  // Window `window`'s completions to the observer, in the one-thread loop's order.
+  void merge_window(std::uint64_t window) {
+    const std::size_t buffer = window % 2;
+    merge_logs_.clear();
+    for (const auto& group : groups_) merge_logs_.push_back(&group->log(buffer));
+    order_.merge(merge_logs_, [this, buffer](std::size_t group, std::uint64_t completed) {
+      if (!observer_) return;
+      const Completed& c = groups_[group]->completed(buffer, completed);
+      observer_(c.request, c.replica, c.time);
+    });
+  }
+
+  // One window: every group runs its events up to `bound`, and the previous window's completions
+  // go to the observer; side by side when two or more groups have something due (a window with
+  // one busy group is not worth waking a thread for).
   void run_window(WindowGate& gate, SimTime bound) {
     std::size_t due = 0;
     for (const auto& group : groups_) due += group->has_due(bound) ? 1 : 0;
@@ -321,19 +358,31 @@ class WindowedClusterLoop {
       const std::uint64_t round = gate.round();
       if (gate.claim(0, round)) run_group(gate, 0);
       gate.give_workers_a_chance(round);
-      for (std::size_t g = 1; g < groups_.size(); ++g) {
-        if (gate.claim(g, round)) run_group(gate, g);
+      for (std::size_t g = 1; g <= groups_.size(); ++g) {
+        if (!gate.claim(g, round)) continue;
+        if (g < groups_.size()) {
+          run_group(gate, g);
+        } else {
+          run_merge(gate);
+        }
       }
       gate.wait_finished();
     } else {
+      try {
+        if (window_ > 0) merge_window(window_ - 1);
+      } catch (...) {
+        merge_error_ = std::current_exception();
+      }
       for (const auto& group : groups_) {
         try {
-          group->advance(bound);  // (clears the log of a group with nothing due)
+          group->advance(bound, window_ % 2);  // (clears the log of a group with nothing due)
         } catch (...) {
           group->error() = std::current_exception();
         }
       }
     }
+    ++window_;
+    if (merge_error_) std::rethrow_exception(merge_error_);
     for (const auto& group : groups_) {
       if (group->error()) std::rethrow_exception(group->error());
     }
@@ -411,7 +460,9 @@ class WindowedClusterLoop {
   const ClusterCompletion& observer_;
   std::vector<std::unique_ptr<ReplicaGroup>> groups_;
   std::size_t threads_ = 1;
-  std::vector<const std::vector<GroupLogEntry>*> logs_;
+  std::vector<const WindowLog*> merge_logs_;
+  std::uint64_t window_ = 0;  // windows run so far; window w logs to buffer w % 2
+  std::exception_ptr merge_error_;
   InstantOrder order_;
   LoadPreference prefers_ = nullptr;
   std::vector<ReplicaLoad> loads_;  // without a preference: the router's snapshot

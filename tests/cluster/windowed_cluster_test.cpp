@@ -19,6 +19,7 @@
 #include "sim/acceptance/acceptance_registry.hpp"
 #include "sim/cluster/cluster_simulation.hpp"
 #include "sim/cluster/instant_order.hpp"
+#include "sim/cluster/window_log.hpp"
 #include "sim/cluster/windowed_cluster_loop.hpp"
 #include "tests/sim/test_profiles.hpp"
 
@@ -64,8 +65,8 @@ Outcome run_fleet(std::size_t replicas, const std::string& router,
     models.push_back(make_acceptance_model(NamedSpec::parse("bernoulli:p=1", "--acceptance"),
                                            AcceptanceContext{config.drafter, "qwen3-8b", 1}));
     metrics.push_back(std::make_unique<MetricsCollector>(nullptr));
-    engines.push_back(
-        std::make_unique<Engine>(config, tm, sps, *models.back(), *policies.back(), *metrics.back()));
+    engines.push_back(std::make_unique<Engine>(config, tm, sps, *models.back(), *policies.back(),
+                                               *metrics.back()));
     wired.push_back(ClusterReplica{engines.back().get(), ReplicaRole::kColocated});
   }
   auto arrivals = make_router(NamedSpec::parse(router, "--router"));
@@ -140,8 +141,8 @@ TEST_CASE("the windowed loop completes what the one-thread loop does, in its ord
           if (b.replica < a.replica) ++against_replica_order;
         }
       }
-      INFO(router << ", " << replicas << " replicas: " << ties << " ties, "
-                  << against_replica_order << " against replica order");
+      INFO(router << ", " << replicas << " replicas: " << ties << " ties, " << against_replica_order
+                  << " against replica order");
       CHECK(ties > 20);
       CHECK(against_replica_order >= 2);
       for (std::size_t threads : {2, 3, 4}) {
@@ -193,34 +194,50 @@ TEST_CASE("InstantOrder orders same-instant completions as the one-thread agenda
   const auto done = [](SimTime t, std::uint32_t r, std::uint64_t index) {
     return GroupLogEntry{t, r, What::kCompletion, 0, 0, index};
   };
-  using Emitted = std::vector<std::tuple<SimTime, std::uint32_t, std::uint64_t>>;
+  const auto window = [](const std::vector<GroupLogEntry>& entries) {
+    WindowLog log;
+    for (const GroupLogEntry& e : entries) log.add(e);
+    return log;
+  };
   InstantOrder order(2);
-  const std::vector<GroupLogEntry> group0 = {
-      start_by_arrival(10, 0, 5), end(20, 0, 10), done(20, 0, 0), start(20, 0), end(30, 0, 20),
-      done(30, 0, 1),             start(30, 0),   end(35, 0, 30), done(35, 0, 2)};
-  const std::vector<GroupLogEntry> group1 = {start_by_arrival(10, 1, 3), end(20, 1, 10),
-                                             done(20, 1, 0),             start(20, 1),
-                                             end(30, 1, 20),             done(30, 1, 1)};
-  const std::vector<const std::vector<GroupLogEntry>*> logs = {&group0, &group1};
+  const WindowLog group0 =
+      window({start_by_arrival(10, 0, 5), end(20, 0, 10), done(20, 0, 0), start(20, 0),
+              end(30, 0, 20), done(30, 0, 1), start(30, 0), end(35, 0, 30), done(35, 0, 2)});
+  const WindowLog group1 = window({start_by_arrival(10, 1, 3), end(20, 1, 10), done(20, 1, 0),
+                                   start(20, 1), end(30, 1, 20), done(30, 1, 1)});
+  const std::vector<const WindowLog*> logs = {&group0, &group1};
+  using Emitted = std::vector<std::pair<std::size_t, std::uint64_t>>;  // group, completed
   Emitted emitted;
-  order.merge(logs, [&](std::size_t group, const GroupLogEntry& e) {
-    CHECK(group == e.replica);
-    emitted.emplace_back(e.time, e.replica, e.payload);
+  order.merge(logs, [&](std::size_t group, std::uint64_t completed) {
+    emitted.emplace_back(group, completed);
   });
-  CHECK(emitted == Emitted{{20, 1, 0}, {20, 0, 0}, {30, 1, 1}, {30, 0, 1}, {35, 0, 2}});
+  CHECK(emitted == Emitted{{1, 0}, {0, 0}, {1, 1}, {0, 1}, {0, 2}});
   CHECK(order.shared_instants() == 3);  // 10, 20 and 30 (35: replica 0 alone)
 
   // The same, but replica 0 started at 10 and replica 1 at 15 with a 15 ms step: the start time
   // decides (replica 0 first at 30), whatever the arrivals' order.
   InstantOrder by_time(2);
-  const std::vector<GroupLogEntry> a = {start_by_arrival(10, 0, 9), end(30, 0, 10),
-                                        done(30, 0, 0)};
-  const std::vector<GroupLogEntry> b = {start_by_arrival(15, 1, 1), end(30, 1, 15),
-                                        done(30, 1, 0)};
-  const std::vector<const std::vector<GroupLogEntry>*> ab = {&a, &b};
+  const WindowLog a = window({start_by_arrival(10, 0, 9), end(30, 0, 10), done(30, 0, 0)});
+  const WindowLog b = window({start_by_arrival(15, 1, 1), end(30, 1, 15), done(30, 1, 0)});
+  const std::vector<const WindowLog*> ab = {&a, &b};
   emitted.clear();
-  by_time.merge(ab, [&](std::size_t, const GroupLogEntry& e) {
-    emitted.emplace_back(e.time, e.replica, e.payload);
+  by_time.merge(ab, [&](std::size_t group, std::uint64_t completed) {
+    emitted.emplace_back(group, completed);
   });
-  CHECK(emitted == Emitted{{30, 0, 0}, {30, 1, 0}});
+  CHECK(emitted == Emitted{{0, 0}, {1, 0}});
+
+  // Two replicas of one group at one instant are flagged by the group itself.
+  WindowLog one_group;
+  for (const GroupLogEntry& e : {start_by_arrival(10, 2, 7), start_by_arrival(10, 0, 4),
+                                 end(20, 2, 10), done(20, 2, 0), end(20, 0, 10), done(20, 0, 1)}) {
+    one_group.add(e);
+  }
+  CHECK(one_group.shared_instants() == std::vector<SimTime>{10, 20});
+  InstantOrder within(3);
+  const std::vector<const WindowLog*> only = {&one_group};
+  emitted.clear();
+  within.merge(only, [&](std::size_t group, std::uint64_t completed) {
+    emitted.emplace_back(group, completed);
+  });
+  CHECK(emitted == Emitted{{0, 1}, {0, 0}});  // arrival 4 (replica 0) planned before arrival 7
 }
