@@ -15,8 +15,11 @@
 # a shared machine hits both alike; the summary gives medians and the median per-round new/old
 # ratio. Asserts nothing: timings are figures.
 # DURATION_S sets the synthetic traffic's duration (default 600, the issue's); CASES picks cases.
+# NEW_ARGS / OLD_ARGS are added to that binary's fleet runs: `--threads 1` and `--threads 2` on
+# the same binary compare the one-thread loop with the windowed one (a binary from before
+# `--threads` runs one thread and rejects the option; without it the CLI's default applies).
 # Usage: [REPEATS=N] [DURATION_S=S] [CASES="fleet-1000 fleet-64 replay-1"] \
-#        bench/fleet_speed.sh [NEW [OLD]]
+#        [NEW_ARGS=...] [OLD_ARGS=...] bench/fleet_speed.sh [NEW [OLD]]
 set -euo pipefail
 new=${1:-build/sparksim}
 old=${2:-}
@@ -33,11 +36,15 @@ fleet_args() {  # replicas
     --replicas "$1" --router least-loaded
 }
 
+extra_args() {  # label
+  if [ "$1" = new ]; then echo "${NEW_ARGS:-}"; else echo "${OLD_ARGS:-}"; fi
+}
+
 run_case() {  # label binary case round
   local label=$1 bin=$2 case=$3 round=$4 args
   case $case in
-    fleet-1000) args=$(fleet_args 1000) ;;
-    fleet-64) args=$(fleet_args 64) ;;
+    fleet-1000) args="$(fleet_args 1000) $(extra_args "$label")" ;;
+    fleet-64) args="$(fleet_args 64) $(extra_args "$label")" ;;
     replay-1) args="run --trace traces/azure_conv_2023.csv" ;;
     *) echo "unknown case $case" >&2; exit 2 ;;
   esac
@@ -65,7 +72,7 @@ with open(sys.argv[6], "a") as f:
 PY
 }
 
-echo "duration_s=$duration; cases: ${cases[*]}; new: $new${old:+; old: $old}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "duration_s=$duration; cases: ${cases[*]}; new: $new ${NEW_ARGS:-}${old:+; old: $old ${OLD_ARGS:-}}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq "${REPEATS:-3}"); do
   for case in "${cases[@]}"; do
     if [ -z "$old" ]; then
