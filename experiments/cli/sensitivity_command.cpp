@@ -16,7 +16,7 @@ void add_sensitivity_command(CLI::App& app) {
       "vary a comparison's uncertain inputs: tornado charts, break-even values, Sobol indices");
   cmd->add_option("--config", o->config_path, "sensitivity config (sparksim.sensitivity/1)");
   cmd->add_option("--out", o->out_dir, "output directory");
-  cmd->add_option("--jobs", o->jobs, "worker threads per sweep (default: every hardware thread)");
+  cmd->add_option("--jobs", o->jobs, "worker threads per sweep (default: every CPU it may use)");
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
   cmd->callback([o, quiet] {
     const SensitivityRun r = run_sensitivity(*o);

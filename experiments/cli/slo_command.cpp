@@ -24,7 +24,7 @@ void add_slo_command(CLI::App& app) {
                   "10: 90% of them)")
       ->capture_default_str();
   cmd->add_option("--out", o->out_dir, "output directory");
-  cmd->add_option("--jobs", o->jobs, "worker threads (default: every hardware thread)");
+  cmd->add_option("--jobs", o->jobs, "worker threads (default: every CPU it may use)");
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
   cmd->callback([o, percentile, quiet] {
     o->percentile = *percentile;

@@ -19,7 +19,7 @@ void add_v4_topologies_command(CLI::App& app) {
       "tier gains as median [range]");
   cmd->add_option("--config", o->config_path, "sparksim.v4-topologies/1 config")->required();
   cmd->add_option("--out", o->out_dir, "output directory")->required();
-  cmd->add_option("--jobs", o->jobs, "worker threads (default: every hardware thread)");
+  cmd->add_option("--jobs", o->jobs, "worker threads (default: every CPU it may use)");
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
   cmd->callback([o, quiet] {
     o->progress = !*quiet;

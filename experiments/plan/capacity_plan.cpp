@@ -130,7 +130,7 @@ void check_plan_options(const PlanOptions& o, ProblemList& problems) {
   if (o.max_replicas < 1 || o.max_replicas > 100000) {
     problems.add("--max-replicas must be in [1, 100000]");
   }
-  if (o.jobs < 0) problems.add("--jobs must be >= 1 (or 0 for every hardware thread)");
+  if (o.jobs < 0) problems.add("--jobs must be >= 1 (or 0 for every CPU it may use)");
   if (o.run.closed_loop_users > 0) {
     problems.add(
         "--closed-loop-users: a capacity plan serves a fixed stream of arrivals; give "

@@ -30,7 +30,7 @@ SloResult run_slo(const SloOptions& o) {
         "the points of a finished `sparksim pareto` or `merge` output)");
   }
   if (o.out_dir.empty()) problems.add("--out DIR is required");
-  if (o.jobs < 0) problems.add("--jobs must be >= 1 (or 0 for every hardware thread)");
+  if (o.jobs < 0) problems.add("--jobs must be >= 1 (or 0 for every CPU it may use)");
   const double percentile = o.percentile.value_or(50.0);
   if (!(percentile > 0 && percentile < 100)) {
     problems.add("--percentile is " + format_number(percentile) + "; must be in (0, 100)");

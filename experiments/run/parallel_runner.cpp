@@ -1,6 +1,10 @@
 // A minimal work-sharing loop over std::thread: an atomic counter hands out task indices.
 #include "experiments/run/parallel_runner.hpp"
 
+#ifdef __linux__
+#include <sched.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -11,6 +15,14 @@
 namespace sparksim {
 
 int default_jobs() {
+#ifdef __linux__
+  // The CPUs this process may run on (taskset, a container's cpuset), not the machine's.
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+    const int n = CPU_COUNT(&allowed);
+    if (n > 0) return n;
+  }
+#endif
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
 }

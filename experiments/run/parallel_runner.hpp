@@ -14,7 +14,7 @@ namespace sparksim {
 // rethrown here.
 void run_in_parallel(std::size_t count, int jobs, const std::function<void(std::size_t)>& task);
 
-// Worker count when the user gives none: the machine's hardware threads (at least 1).
+// Worker count when the user gives none: the CPUs this process may run on (at least 1).
 int default_jobs();
 
 }  // namespace sparksim

@@ -48,7 +48,7 @@ std::string study_json(const SensitivityConfig& c, const std::vector<StudyOutput
 SensitivityRun run_sensitivity(const SensitivityOptions& o) {
   if (o.config_path.empty()) throw InputError("--config PATH is required");
   if (o.out_dir.empty()) throw InputError("--out DIR is required");
-  if (o.jobs < 0) throw InputError("--jobs must be >= 1 (or 0 for every hardware thread)");
+  if (o.jobs < 0) throw InputError("--jobs must be >= 1 (or 0 for every CPU it may use)");
   require_gnuplot();
   SensitivityRun run;
   run.config = load_sensitivity_config(o.config_path);

@@ -15,7 +15,7 @@ namespace sparksim {
 struct SensitivityOptions {
   std::string config_path;
   std::string out_dir;
-  int jobs = 0;  // threads per sweep; 0 = every hardware thread
+  int jobs = 0;  // threads per sweep; 0 = every CPU it may use
 };
 
 struct SensitivityRun {

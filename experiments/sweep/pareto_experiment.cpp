@@ -94,7 +94,7 @@ SweepRunResult run_pareto(const ParetoOptions& o) {
   ProblemList problems;
   if (o.config_path.empty()) problems.add("--config PATH is required");
   if (o.out_dir.empty()) problems.add("--out DIR is required");
-  if (o.jobs < 0) problems.add("--jobs must be >= 1 (or 0 for every hardware thread)");
+  if (o.jobs < 0) problems.add("--jobs must be >= 1 (or 0 for every CPU it may use)");
   std::optional<ShardSpec> shard;
   if (!o.shard.empty()) problems.check([&] { shard = parse_shard_spec(o.shard); });
   if (o.plots && !shard) problems.check([] { require_gnuplot(); });

@@ -15,7 +15,7 @@ namespace sparksim {
 struct ParetoOptions {
   std::string config_path;
   std::string out_dir;
-  int jobs = 0;       // worker threads; 0 = every hardware thread
+  int jobs = 0;       // worker threads; 0 = every CPU it may use
   std::string shard;  // "" = the whole sweep, else "i/N"
   bool plots = true;
   bool progress = true;  // shown only when stderr is a terminal

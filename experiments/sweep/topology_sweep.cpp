@@ -461,7 +461,7 @@ double median_of(std::vector<double> v) {
 TopologySweepResult run_topology_sweep(const TopologySweepOptions& options) {
   ProblemList problems;
   if (options.out_dir.empty()) problems.add("--out DIR is required");
-  if (options.jobs < 0) problems.add("--jobs must be >= 1 (or 0 for every hardware thread)");
+  if (options.jobs < 0) problems.add("--jobs must be >= 1 (or 0 for every CPU it may use)");
   TopologySweepResult r;
   problems.check([&] { r.config = load_topology_sweep_config(options.config_path); });
   problems.throw_if_any();
