@@ -13,6 +13,7 @@
 #include <memory>
 #include <ostream>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -570,4 +571,44 @@ TEST_CASE("windowed loop on random fleets mixing every feature") {
   CHECK(ties >= 1000);
   CHECK(fleets_with_rejections >= 20);
   CHECK(fleets_with_preemptions >= 20);
+}
+
+// A step too long for the simulator throws (TimeModel: more than 10^6 s). The one-thread loop
+// stops at the first such step in simulated time, after handing the observer every completion
+// before it; the windowed loop should stop with the same error and the same completions. Steps of
+// 250 s a token, one request running at a time (oracle worked by hand):
+//   replica 0: A0 (1 + 3 tokens) steps 0-250-500-750 s, done at 750; then A2's 5000-token prompt,
+//              a 1.25e6 s step: throws at 750 s.
+//   replica 1: A1 (1 + 2 tokens) steps 0-250-500 s, done at 500; then A3's 6000-token prompt,
+//              a 1.5e6 s step: throws at 500 s, first. A far arrival keeps both in one window.
+// Fails at 2 threads as of 74e3ade: the windowed loop rethrows the error of the lowest-numbered
+// group that threw (replica 0's, at 750 s) and drops the completions of the window it was in.
+TEST_CASE("windowed loop stops with the one-thread loop's first error and completions") {
+  Fleet fleet;
+  fleet.replicas = 2;
+  fleet.profiles = {testing::linear_step_profile(0, 250e6, 1)};
+  fleet.config.drafter = parse_drafter("none");
+  fleet.config.max_running = 1;
+  fleet.config.kv_capacity_tokens = 1'000'000;
+  fleet.policy = "static:k=0";
+  fleet.acceptance = "calibrated";
+  const std::vector<RequestSpec> requests = {request(0, 1, 3), request(0, 1, 2),
+                                             request(0, 5000, 1), request(0, 6000, 1),
+                                             request(100'000 * kNanosPerSecond, 1, 1)};
+  for (const std::size_t threads : {1, 2}) {
+    INFO(threads << " threads");
+    Outcome out;
+    std::string error;
+    try {
+      run_fleet_into(fleet, requests, threads, out);
+    } catch (const std::overflow_error& e) {
+      error = e.what();
+    }
+    CHECK_THAT(error, Catch::Matchers::StartsWith("time model: a step of 1500000.0"));
+    // The one completion before the first error: A1 on replica 1 at 500 s.
+    REQUIRE(out.completions.size() == 1);
+    CHECK(out.completions[0].id == 1);
+    CHECK(out.completions[0].replica == 1);
+    CHECK(out.completions[0].now == 500 * kNanosPerSecond);
+  }
 }
