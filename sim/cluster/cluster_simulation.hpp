@@ -69,7 +69,10 @@ using ClusterCompletion = std::function<void(const Request&, std::size_t replica
 // from the router actor (ClusterPlatform::run_router).
 // threads > 1: a colocated cluster under an open-loop workload runs its replicas on that many
 // threads between arrivals (sim/cluster/windowed_cluster_loop.hpp), with the same outputs; any
-// other cluster runs on the calling thread.
+// other cluster runs on the calling thread. The observer is then called from any of those
+// threads, one call at a time and in the one-thread order, but up to a window late; an engine's
+// own observers (step, delivery) are called from the thread running its replica, in that
+// replica's order. When a run throws, it throws the first error in simulated time.
 ClusterStats run_cluster_simulation(const ClusterWiring& wiring, Workload& workload,
                                     const ClusterCompletion& observer = {},
                                     std::size_t threads = 1);

@@ -92,10 +92,14 @@ class ReplicaGroup {
     buffer_ = buffer;
     log_[buffer_].clear();
     completed_[buffer_].clear();
-    for (const Routed& a : routed_) submit(a);
+    for (const Routed& a : routed_) {
+      at_ = Place{a.spec.arrival, EventKind::kArrival};
+      submit(a);
+    }
     routed_.clear();
     while (has_due_event(bound)) {
       const Event e = agenda_.pop();
+      at_ = Place{e.time, e.kind};
       ++events_;
       last_event_ = e.time;
       if (e.kind == EventKind::kStepStart) {
@@ -117,6 +121,7 @@ class ReplicaGroup {
         // The start would be this group's next event: run it now (counted as an event, as the
         // one-thread loop counts it).
         ++events_;
+        at_.kind = EventKind::kStepStart;
         start_steps(local, e.time, lane);
       } else {
         agenda_.push(e.time, EventKind::kStepStart, (local << kTriggerBits) | lane);
@@ -163,6 +168,12 @@ class ReplicaGroup {
   std::int64_t submitted(std::size_t local) const { return submitted_[local]; }
   std::int64_t rejected(std::size_t local) const { return rejected_[local]; }
   std::exception_ptr& error() { return error_; }
+  // Where the group was when it threw: the event's time and kind.
+  struct Place {
+    SimTime time = 0;
+    EventKind kind = EventKind::kStepEnd;
+  };
+  Place failed_at() const { return at_; }
 
  private:
   struct Routed {
@@ -252,6 +263,7 @@ class ReplicaGroup {
   std::int64_t events_ = 0;
   SimTime last_event_ = 0;
   std::exception_ptr error_;
+  Place at_;  // the event being handled
 };
 
 class WindowedClusterLoop {
@@ -267,9 +279,11 @@ class WindowedClusterLoop {
     const std::size_t g = std::clamp<std::size_t>(groups, 1, n);
     threads_ = std::clamp<std::size_t>(threads, 1, g);
     for (std::size_t i = 0; i < g; ++i) groups_.push_back(std::make_unique<ReplicaGroup>(i, g));
+    for (const ClusterReplica& replica : w_.replicas) {
+      if (!replica.engine) throw std::invalid_argument("replica without an engine");
+    }
     for (std::size_t r = 0; r < n; ++r) {
       Engine* e = w_.replicas[r].engine;
-      if (!e) throw std::invalid_argument("replica without an engine");
       e->batch_itl_adds();
       groups_[r % g]->add(e);
     }
@@ -335,15 +349,15 @@ class WindowedClusterLoop {
     gate.finish();
   }
 
-  // Window `window`'s completions to the observer, in the one-thread loop's order.
-  void merge_window(std::uint64_t window) {
+  // Window `window`'s completions to the observer, in the one-thread loop's order (those up to
+  // `last` only).
+  void merge_window(std::uint64_t window, SimTime last = kNoBound) {
     const std::size_t buffer = window % 2;
     merge_logs_.clear();
     for (const auto& group : groups_) merge_logs_.push_back(&group->log(buffer));
-    order_.merge(merge_logs_, [this, buffer](std::size_t group, std::uint64_t completed) {
-      if (!observer_) return;
+    order_.merge(merge_logs_, [this, buffer, last](std::size_t group, std::uint64_t completed) {
       const Completed& c = groups_[group]->completed(buffer, completed);
-      observer_(c.request, c.replica, c.time);
+      if (observer_ && c.time <= last) observer_(c.request, c.replica, c.time);
     });
   }
 
@@ -382,10 +396,32 @@ class WindowedClusterLoop {
       }
     }
     ++window_;
-    if (merge_error_) std::rethrow_exception(merge_error_);
+    if (merge_error_) std::rethrow_exception(merge_error_);  // a completion of an earlier window
+    rethrow_first_error();
+  }
+
+  // The one-thread loop stops at the first event that throws, after telling the observer of every
+  // completion before it. Each group stopped at its own first; the earliest one in time is the
+  // one-thread loop's (at one instant, step ends come before arrivals and starts; between groups
+  // at one instant and kind, the lower group is taken, an approximation). This window's
+  // completions before it go to the observer, all those at its instant too when it is not a step
+  // end (every end at an instant comes first); completions at the instant of a failing step end
+  // are not handed on.
+  void rethrow_first_error() {
+    ReplicaGroup* first = nullptr;
     for (const auto& group : groups_) {
-      if (group->error()) std::rethrow_exception(group->error());
+      if (!group->error()) continue;
+      const ReplicaGroup::Place at = group->failed_at();
+      if (!first || at.time < first->failed_at().time ||
+          (at.time == first->failed_at().time && at.kind < first->failed_at().kind)) {
+        first = group.get();
+      }
     }
+    if (!first) return;
+    const ReplicaGroup::Place at = first->failed_at();
+    const SimTime last = at.kind == EventKind::kStepEnd ? at.time - 1 : at.time;
+    merge_window(window_ - 1, last);
+    std::rethrow_exception(first->error());
   }
 
   ReplicaLoad load_of(std::size_t r) const {
