@@ -1,6 +1,19 @@
 // InstantOrder: the one-thread cluster loop's order of completions, rebuilt from the logs of the
-// windowed loop's replica groups (windowed_cluster_loop.cpp).
-//
+// windowed loop's replica groups (windowed_cluster_loop.cpp), so that requests.csv and everything
+// built on the order of completions is the same at any thread count.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "common/sim_time.hpp"
+#include "sim/cluster/window_log.hpp"
+
+namespace sparksim {
+
 // Replicas are independent between router decisions, so each group runs its own replicas' steps
 // in its own agenda; only the order in which requests complete reaches an output (requests.csv,
 // the cluster's percentiles, placement.csv), and within one instant the one-thread loop orders
@@ -17,19 +30,6 @@
 // its own replica's, in that replica's order, and the completions of the groups are merged by
 // time. Steps take at least 1 ns (Engine::try_start_step), so an instant's step ends all come
 // before its step starts.
-#pragma once
-
-#include <cstddef>
-#include <cstdint>
-#include <functional>
-#include <span>
-#include <vector>
-
-#include "common/sim_time.hpp"
-#include "sim/cluster/window_log.hpp"
-
-namespace sparksim {
-
 class InstantOrder {
  public:
   explicit InstantOrder(std::size_t replicas);

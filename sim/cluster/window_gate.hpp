@@ -1,11 +1,6 @@
 // WindowGate: how the windowed cluster loop hands each window's replica groups to its threads
-// (one window per arrival: about a thousand a simulated second at fleet scale, each tens of
-// microseconds of work). Thread i runs group i, so a group's replicas stay in one core's cache;
-// but a group goes to whichever thread claims it first, and the main thread claims a worker's
-// group itself when the worker has not within kGrace: a worker that the operating system has not
-// scheduled (a machine with fewer free cores than threads) then costs a window little. A waiter
-// spins before it sleeps (std::atomic::wait), as the other side is usually microseconds away
-// and a futex sleep and wake-up cost more than a window.
+// (one window per arrival, each tens of microseconds of work): thread i runs group i, and the main
+// thread takes a group whose thread has not claimed it in time.
 #pragma once
 
 #include <atomic>
@@ -22,6 +17,12 @@
 
 namespace sparksim {
 
+// Thread i runs group i, so a group's replicas stay in one core's cache; but a group goes to
+// whichever thread claims it first, and the main thread claims a worker's group itself when the
+// worker has not within kGrace: a worker that the operating system has not scheduled (a machine
+// with fewer free cores than threads) then costs a window little. A waiter spins before it sleeps
+// (std::atomic::wait), as the other side is usually microseconds away and a futex sleep and
+// wake-up cost more than a window.
 class WindowGate {
  public:
   explicit WindowGate(std::size_t groups) : groups_(groups), claimed_(groups) {}

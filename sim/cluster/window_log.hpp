@@ -1,12 +1,5 @@
-// WindowLog: what one replica group of the windowed cluster loop did in one window, for the main
-// thread to put the window's completions in the one-thread loop's order (instant_order.hpp).
-//
-// Besides every event (the detail, read only where two replicas share an instant), it keeps an
-// index the main thread can afford to read for every window: the distinct instants, 8 bytes each,
-// the instants at which two of the group's own replicas had events, and the completions. The main
-// thread runs on another core than most groups, so each byte it reads of a group's log is a
-// cache line moved between cores; reading the detail of every event cost a fifth of the loop's
-// time at 1,000 replicas (sim/cluster/README.md).
+// WindowLog: what one replica group of the windowed cluster loop did in one window, for putting
+// the window's completions in the one-thread loop's order (instant_order.hpp).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +26,12 @@ struct GroupLogEntry {
   std::uint64_t payload = 0;
 };
 
+// Besides every event (the detail, read only where two replicas share an instant), it keeps an
+// index the main thread can afford to read for every window: the distinct instants, 8 bytes each,
+// the instants at which two of the group's own replicas had events, and the completions. The
+// thread that merges runs on another core than most groups, so each byte it reads of a group's
+// log is a cache line moved between cores; reading the detail of every event cost a fifth of the
+// loop's time at 1,000 replicas (sim/cluster/README.md).
 class WindowLog {
  public:
   struct Completion {

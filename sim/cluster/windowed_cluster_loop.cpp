@@ -1,5 +1,6 @@
 // The windowed cluster loop (see the header): replica groups run the steps between two arrivals
-// side by side; the main thread routes each arrival and orders the completions.
+// side by side; the main thread routes each arrival; the completions are ordered and handed to
+// the observer during the next window, by whichever thread is free.
 #include "sim/cluster/windowed_cluster_loop.hpp"
 
 #include <algorithm>

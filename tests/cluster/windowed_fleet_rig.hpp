@@ -24,7 +24,6 @@
 #include "sim/cluster/cluster_simulation.hpp"
 #include "tests/sim/test_profiles.hpp"
 
-
 namespace sparksim::windowed_rig {
 
 inline constexpr SimTime kMs = 1'000'000;
@@ -86,7 +85,7 @@ struct Fleet {
 // Runs `fleet` on `threads` threads into `out`, which keeps what the observers saw if the run
 // throws.
 inline void run_fleet_into(const Fleet& fleet, const std::vector<RequestSpec>& requests,
-                    std::size_t threads, Outcome& out) {
+                           std::size_t threads, Outcome& out) {
   std::vector<std::unique_ptr<TimeModel>> time_models;
   std::vector<std::unique_ptr<SpsTable>> sps;
   for (const Profile& p : fleet.profiles) {
@@ -143,7 +142,7 @@ inline void run_fleet_into(const Fleet& fleet, const std::vector<RequestSpec>& r
 }
 
 inline Outcome run_fleet(const Fleet& fleet, const std::vector<RequestSpec>& requests,
-                  std::size_t threads) {
+                         std::size_t threads) {
   Outcome out;
   run_fleet_into(fleet, requests, threads, out);
   return out;
@@ -206,7 +205,7 @@ inline void check_same_stats(const ClusterStats& a, const ClusterStats& b) {
 
 // The first completion where the two runs part (or the shorter one's end), for a readable failure.
 inline void check_same_completions(const std::vector<Completion>& reference,
-                            const std::vector<Completion>& windowed) {
+                                   const std::vector<Completion>& windowed) {
   std::size_t i = 0;
   while (i < reference.size() && i < windowed.size() && reference[i] == windowed[i]) ++i;
   INFO("completions: " << reference.size() << " one-thread, " << windowed.size() << " windowed");
@@ -218,7 +217,7 @@ inline void check_same_completions(const std::vector<Completion>& reference,
 
 // Threads 2, 3 and 4 against the one-thread reference (already run).
 inline void check_windowed_equals(const Fleet& fleet, const std::vector<RequestSpec>& requests,
-                           const Outcome& reference) {
+                                  const Outcome& reference) {
   for (const std::size_t threads : {2, 3, 4}) {
     INFO(threads << " threads");
     const Outcome windowed = run_fleet(fleet, requests, threads);
