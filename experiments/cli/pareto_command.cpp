@@ -18,7 +18,7 @@ void add_pareto_command(CLI::App& app) {
   cmd->add_option("--config", o->config_path,
                   "sweep config (JSON, e.g. experiments/configs/dspark_vs_mtp1.json)");
   cmd->add_option("--out", o->out_dir, "output directory");
-  cmd->add_option("--jobs", o->jobs, "worker threads (default: every hardware thread)");
+  cmd->add_option("--jobs", o->jobs, "worker threads (default: every CPU it may use)");
   cmd->add_option("--shard", o->shard,
                   "run only slice i of N (i/N) for a batch scheduler; join with sparksim merge");
   cmd->add_flag("--no-plots", *no_plots, "skip gnuplot (the report then has tables only)");

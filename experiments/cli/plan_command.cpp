@@ -112,7 +112,7 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--uncertainty-seed", o->uncertainty_seed, "--uncertain: the design's seed")
       ->capture_default_str();
-  cmd->add_option("--jobs", o->jobs, "worker threads (default: every hardware thread)");
+  cmd->add_option("--jobs", o->jobs, "worker threads (default: every CPU it may use)");
   cmd->add_option("--out", o->out_dir, "output directory");
   cmd->add_flag("--quiet", *quiet, "print nothing on success");
   cmd->callback([cmd, o, quiet, uncertain] {

@@ -88,7 +88,8 @@ ClusterSetup check_cluster(const ClusterOptions& o, const RunSetup* run, Problem
     problems.add("--replicas must be in [1, " + std::to_string(kMaxReplicas) + "]");
   }
   if (o.prefill_replicas < 0) problems.add("--prefill-replicas must be >= 0");
-  if (o.threads < 0) problems.add("--threads must be >= 1 (or 0 for every hardware thread)");
+  if (o.threads < 0)
+    problems.add("--threads must be >= 1 (or 0 for the default: two, or one on a one-CPU machine)");
   if (!o.run.write_acceptance_log.empty()) {
     problems.add("--write-acceptance-log: record the log with `sparksim run` (one replica)");
   }
