@@ -64,13 +64,7 @@ TEST_CASE("windowed loop on random fleets mixing every feature") {
     int preemptions = 0;
     for (const Completion& c : reference.completions) preemptions += c.preemptions;
     fleets_with_preemptions += preemptions > 0;
-    const Outcome windowed = run_fleet(fleet, requests, threads);
-    check_same_completions(reference.completions, windowed.completions);
-    for (std::size_t r = 0; r < fleet.replicas; ++r) {
-      INFO("replica " << r << "'s steps");
-      CHECK(windowed.steps[r] == reference.steps[r]);
-    }
-    check_same_stats(windowed.stats, reference.stats);
+    check_windowed_equals_at(fleet, requests, reference, threads);
   }
   INFO(ties << " ties between replicas; " << fleets_with_rejections << " fleets with rejections, "
             << fleets_with_preemptions << " with preemptions");

@@ -21,6 +21,7 @@
 #include "sim/cluster/instant_order.hpp"
 #include "sim/cluster/window_log.hpp"
 #include "sim/cluster/windowed_cluster_loop.hpp"
+#include "tests/cluster/windowed_fleet_rig.hpp"
 #include "tests/sim/test_profiles.hpp"
 
 using namespace sparksim;
@@ -108,20 +109,6 @@ std::vector<RequestSpec> bursty_requests(int count) {
   return requests;
 }
 
-void check_same_stats(const ClusterStats& a, const ClusterStats& b) {
-  CHECK(a.requests_submitted == b.requests_submitted);
-  CHECK(a.requests_rejected_kv == b.requests_rejected_kv);
-  CHECK(a.events == b.events);
-  CHECK(a.end_time == b.end_time);
-  REQUIRE(a.replicas.size() == b.replicas.size());
-  for (std::size_t r = 0; r < a.replicas.size(); ++r) {
-    INFO("replica " << r);
-    CHECK(a.replicas[r].requests_submitted == b.replicas[r].requests_submitted);
-    CHECK(a.replicas[r].requests_rejected_kv == b.replicas[r].requests_rejected_kv);
-    CHECK(a.replicas[r].end_time == b.replicas[r].end_time);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("the windowed loop completes what the one-thread loop does, in its order") {
@@ -149,7 +136,7 @@ TEST_CASE("the windowed loop completes what the one-thread loop does, in its ord
         INFO(threads << " threads");
         const Outcome windowed = run_fleet(replicas, router, requests, threads);
         CHECK(windowed.completions == reference.completions);
-        check_same_stats(windowed.stats, reference.stats);
+        windowed_rig::check_same_stats(windowed.stats, reference.stats);
       }
     }
   }

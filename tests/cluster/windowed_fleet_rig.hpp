@@ -215,18 +215,24 @@ inline void check_same_completions(const std::vector<Completion>& reference,
   CHECK(i == windowed.size());
 }
 
+// `threads` threads against the one-thread reference (already run).
+inline void check_windowed_equals_at(const Fleet& fleet, const std::vector<RequestSpec>& requests,
+                                     const Outcome& reference, std::size_t threads) {
+  INFO(threads << " threads");
+  const Outcome windowed = run_fleet(fleet, requests, threads);
+  check_same_completions(reference.completions, windowed.completions);
+  for (std::size_t r = 0; r < fleet.replicas; ++r) {
+    INFO("replica " << r << "'s steps");
+    CHECK(windowed.steps[r] == reference.steps[r]);
+  }
+  check_same_stats(windowed.stats, reference.stats);
+}
+
 // Threads 2, 3 and 4 against the one-thread reference (already run).
 inline void check_windowed_equals(const Fleet& fleet, const std::vector<RequestSpec>& requests,
                                   const Outcome& reference) {
   for (const std::size_t threads : {2, 3, 4}) {
-    INFO(threads << " threads");
-    const Outcome windowed = run_fleet(fleet, requests, threads);
-    check_same_completions(reference.completions, windowed.completions);
-    for (std::size_t r = 0; r < fleet.replicas; ++r) {
-      INFO("replica " << r << "'s steps");
-      CHECK(windowed.steps[r] == reference.steps[r]);
-    }
-    check_same_stats(windowed.stats, reference.stats);
+    check_windowed_equals_at(fleet, requests, reference, threads);
   }
 }
 
