@@ -120,7 +120,7 @@ void add_cluster_command(CLI::App& app) {
   add_engine_options(*cmd, o);
   c.threads = 0;
   cmd->add_option("--threads", c.threads,
-                  "threads for the replicas' steps (0 = two, or one on a one-thread machine; "
+                  "threads for the replicas' steps (0 = two, or one on a one-CPU machine; "
                   "outputs do not depend on it)")
       ->capture_default_str();
   cmd->add_option("--out", o.out_dir, "output directory");

@@ -66,8 +66,8 @@ struct ReplicaRig {
 
 // The cluster's own options. `run`: the validated run, or null when it had problems (they are
 // already in `problems`); o.run must be the options it came from.
-// ClusterOptions::threads resolved: 0 is two threads where the machine has two (the count the
-// windowed loop was measured at, sim/cluster/README.md), else one.
+// ClusterOptions::threads resolved: 0 is two threads where the process may use two CPUs (the count
+// the windowed loop was measured at, sim/cluster/README.md), else one.
 std::size_t cluster_threads(const ClusterOptions& o) {
   return static_cast<std::size_t>(o.threads > 0 ? o.threads : std::min(default_jobs(), 2));
 }

@@ -43,7 +43,7 @@ struct ClusterOptions {
   std::vector<std::string> simgrid_config;  // extra SimGrid options, "key:value"
 
   // Threads for the replicas' steps (run_cluster_simulation's `threads`; 0 = two, or one on a
-  // one-thread machine). Changes no output; a plan's searches, already side by side, keep 1.
+  // one-CPU machine). Changes no output; a plan's searches, already side by side, keep 1.
   std::int64_t threads = 1;
 };
 

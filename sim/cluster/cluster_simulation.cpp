@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/cluster/cluster_agenda.hpp"
+#include "sim/cluster/engine_load.hpp"
 #include "sim/cluster/load_tournament.hpp"
 #include "sim/cluster/windowed_cluster_loop.hpp"
 #include "sim/event_queue.hpp"
@@ -189,17 +190,8 @@ class ClusterLoop {
     return (!w_.transport || !w_.transport->busy()) && agenda_.nothing_due_by(time);
   }
 
-  // Cache hints, given while a step end is handled: a thousand replicas' state does not stay in
-  // cache between their steps, and the next step ends are known. The replica after next gets its
-  // engine object fetched; the next one (whose object the previous hint fetched) what its step's
-  // end and the following start read through that object. Prefetches only: nothing changes.
   void warm_next_steps() const {
-    if (const Event* e = agenda_.heap_after_next(); e && e->kind == EventKind::kStepEnd) {
-      w_.replicas[e->payload >> 1].engine->prefetch_object();
-    }
-    if (const Event* e = agenda_.heap_next(); e && e->kind == EventKind::kStepEnd) {
-      w_.replicas[e->payload >> 1].engine->prefetch_step(static_cast<EngineLane>(e->payload & 1));
-    }
+    warm_next_step_ends(agenda_, [this](std::uint64_t r) { return w_.replicas[r].engine; });
   }
 
   // Transfers landing no later than the next event become arrival-kind events at their landing
@@ -234,10 +226,10 @@ class ClusterLoop {
   }
 
   ReplicaLoad load_of(std::size_t r) {
-    const Engine& e = engine(r);
-    return ReplicaLoad{e.outstanding_tokens() + inbound_tokens_[r],
-                       e.kv_reserved() + e.kv_queued_demand() + inbound_kv_[r], e.kv_capacity(),
-                       e.running_count(), e.waiting_count()};
+    ReplicaLoad load = engine_load(engine(r));
+    load.outstanding_tokens += inbound_tokens_[r];
+    load.kv_reserved_tokens += inbound_kv_[r];
+    return load;
   }
 
   void init_pool(RouterPool& pool, const Router& router) {

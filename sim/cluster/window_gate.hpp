@@ -1,6 +1,6 @@
-// WindowGate: how the windowed cluster loop hands each window's replica groups to its threads
-// (one window per arrival, each tens of microseconds of work): thread i runs group i, and the main
-// thread takes a group whose thread has not claimed it in time.
+// WindowGate: how the windowed cluster loop hands each window's tasks (its replica groups, and
+// handing the previous window's completions on) to its threads: thread i runs task i, and the main
+// thread takes a task whose thread has not claimed it in time.
 #pragma once
 
 #include <atomic>
@@ -17,15 +17,18 @@
 
 namespace sparksim {
 
-// Thread i runs group i, so a group's replicas stay in one core's cache; but a group goes to
-// whichever thread claims it first, and the main thread claims a worker's group itself when the
+// Thread i runs task i (group i), so a group's replicas stay in one core's cache; but a task goes
+// to whichever thread claims it first, and the main thread claims a worker's task itself when the
 // worker has not within kGrace: a worker that the operating system has not scheduled (a machine
 // with fewer free cores than threads) then costs a window little. A waiter spins before it sleeps
 // (std::atomic::wait), as the other side is usually microseconds away and a futex sleep and
 // wake-up cost more than a window.
 class WindowGate {
  public:
-  explicit WindowGate(std::size_t groups) : groups_(groups), claimed_(groups) {}
+  // `tasks` per window; tasks 1 .. `owned` - 1 belong to workers (task 0 to the main thread), the
+  // others to whichever thread is free first.
+  WindowGate(std::size_t tasks, std::size_t owned)
+      : tasks_(tasks), owned_(owned), claimed_(tasks) {}
 
   // Main thread, once the previous window is finished: opens the next one, up to `bound`.
   void open(SimTime bound) {
@@ -47,35 +50,35 @@ class WindowGate {
     return closed_.load(std::memory_order_relaxed) ? 0 : round;
   }
   std::uint64_t round() const { return round_.load(std::memory_order_acquire); }
-  // Any thread: takes `group` in window `round` unless another thread has; its window ends at
-  // bound() (read after the claim).
-  // A claim only moves a group's round forward: a worker that saw window k, was descheduled and
-  // wakes after the main thread took its group in windows k and k + 1 must not take it again.
-  bool claim(std::size_t group, std::uint64_t round) {
-    std::uint64_t seen = claimed_[group].load(std::memory_order_relaxed);
+  // Any thread: takes `task` in window `round` unless another thread has; its window ends at
+  // bound() (read after the claim). A claim only moves a task's round forward: a worker that saw
+  // window k, was descheduled and wakes after the main thread took its task in windows k and
+  // k + 1 must not take it again.
+  bool claim(std::size_t task, std::uint64_t round) {
+    std::uint64_t seen = claimed_[task].load(std::memory_order_relaxed);
     return seen < round &&
-           claimed_[group].compare_exchange_strong(seen, round, std::memory_order_acq_rel);
+           claimed_[task].compare_exchange_strong(seen, round, std::memory_order_acq_rel);
   }
   SimTime bound() const { return bound_; }
-  std::size_t groups() const { return groups_; }
-  // Main thread, holding its own group: waits up to kGrace for the workers to claim theirs.
+  std::size_t tasks() const { return tasks_; }
+  // Main thread, done with its own task: waits up to kGrace for the workers to claim theirs.
   void give_workers_a_chance(std::uint64_t round) const {
     const auto deadline = std::chrono::steady_clock::now() + kGrace;
-    for (std::size_t g = 1; g < groups_; ++g) {
+    for (std::size_t g = 1; g < owned_; ++g) {
       for (int spin = 0; claimed_[g].load(std::memory_order_relaxed) != round; ++spin) {
         pause();
         if (spin % 64 == 63 && std::chrono::steady_clock::now() > deadline) return;
       }
     }
   }
-  // A claimed group is done.
+  // A claimed task is done.
   void finish() {
-    if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == groups_) finished_.notify_one();
+    if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == tasks_) finished_.notify_one();
   }
-  // Main thread: waits until every group of the open window is done.
+  // Main thread: waits until every task of the open window is done.
   void wait_finished() const {
     std::size_t done = finished_.load(std::memory_order_acquire);
-    while (done != groups_) done = wait_while_equal(finished_, done);
+    while (done != tasks_) done = wait_while_equal(finished_, done);
   }
 
  private:
@@ -100,14 +103,14 @@ class WindowGate {
   // A worker spinning between windows claims a group within a microsecond; one that sleeps needs
   // tens of microseconds to wake, longer than a window. So a waiter spins for about as long as
   // a few windows last, and the main thread gives the workers kGrace to claim before it takes a
-  // group itself.
+  // worker's task itself.
   static constexpr std::chrono::microseconds kSpin{300};
   static constexpr std::chrono::microseconds kGrace{2};
 
-  const std::size_t groups_;
+  const std::size_t tasks_, owned_;
   SimTime bound_ = 0;  // written before round_ moves on (release), read after a claim
   std::atomic<std::uint64_t> round_{0};
-  std::vector<std::atomic<std::uint64_t>> claimed_;  // per group: the window that claimed it
+  std::vector<std::atomic<std::uint64_t>> claimed_;  // per task: the window that claimed it
   std::atomic<std::size_t> finished_{0};
   std::atomic<bool> closed_{false};
 };

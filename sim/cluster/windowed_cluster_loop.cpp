@@ -15,6 +15,7 @@
 #include <pthread.h>
 
 #include "sim/cluster/cluster_agenda.hpp"
+#include "sim/cluster/engine_load.hpp"
 #include "sim/cluster/instant_order.hpp"
 #include "sim/cluster/load_tournament.hpp"
 #include "sim/cluster/window_gate.hpp"
@@ -56,7 +57,8 @@ class ReplicaGroup {
   // only compares the groups' winners. Otherwise it hands the main thread the changed loads.
   void keep_loads(LoadPreference prefers) {
     loads_.clear();
-    for (std::size_t local = 0; local < engines_.size(); ++local) loads_.push_back(load_of(local));
+    for (std::size_t local = 0; local < engines_.size(); ++local)
+      loads_.push_back(engine_load(*engines_[local]));
     if (prefers) tournament_ = std::make_unique<LoadTournament>(prefers, loads_);
   }
 
@@ -110,7 +112,7 @@ class ReplicaGroup {
       }
       const std::size_t local = e.payload >> 1;
       const auto lane = static_cast<std::uint8_t>(e.payload & 1);
-      warm_next_steps();
+      warm_next_step_ends(agenda_, [this](std::uint64_t l) { return engines_[l]; });
       end_time_[local] = e.time;
       log_[buffer_].add(GroupLogEntry{
           e.time, static_cast<std::uint32_t>(global(local)), GroupLogEntry::What::kStepEnd, lane, 0,
@@ -132,7 +134,7 @@ class ReplicaGroup {
     fresh_loads_.clear();
     for (const std::size_t local : stale_) {
       load_stale_[local] = 0;
-      loads_[local] = load_of(local);
+      loads_[local] = engine_load(*engines_[local]);
       if (!tournament_) fresh_loads_.emplace_back(global(local), loads_[local]);
     }
     if (tournament_) {
@@ -150,7 +152,6 @@ class ReplicaGroup {
   bool has_due(SimTime bound) const { return !routed_.empty() || has_due_event(bound); }
 
   std::size_t global(std::size_t local) const { return local * stride_ + index_; }
-  Engine& engine(std::size_t local) { return *engines_[local]; }
   const WindowLog& log(std::size_t buffer) const { return log_[buffer]; }
   const Completed& completed(std::size_t buffer, std::size_t i) const {
     return completed_[buffer][i];
@@ -222,26 +223,10 @@ class ReplicaGroup {
     }
   }
 
-  ReplicaLoad load_of(std::size_t local) const {
-    const Engine& e = *engines_[local];
-    return ReplicaLoad{e.outstanding_tokens(), e.kv_reserved() + e.kv_queued_demand(),
-                       e.kv_capacity(), e.running_count(), e.waiting_count()};
-  }
-
   void mark_stale(std::size_t local) {
     if (load_stale_[local]) return;
     load_stale_[local] = 1;
     stale_.push_back(local);
-  }
-
-  // As ClusterLoop::warm_next_steps (cluster_simulation.cpp), over this group's agenda.
-  void warm_next_steps() const {
-    if (const Event* e = agenda_.heap_after_next(); e && e->kind == EventKind::kStepEnd) {
-      engines_[e->payload >> 1]->prefetch_object();
-    }
-    if (const Event* e = agenda_.heap_next(); e && e->kind == EventKind::kStepEnd) {
-      engines_[e->payload >> 1]->prefetch_step(static_cast<EngineLane>(e->payload & 1));
-    }
   }
 
   const std::size_t index_, stride_;
@@ -292,14 +277,14 @@ class WindowedClusterLoop {
     prefers_ = w_.arrival_router->preference();
     for (const auto& group : groups_) group->keep_loads(prefers_);
     loads_.resize(n);
-    for (std::size_t r = 0; r < n; ++r) loads_[r] = load_of(r);
+    for (std::size_t r = 0; r < n; ++r) loads_[r] = engine_load(*w_.replicas[r].engine);
   }
 
   ClusterStats run() {
     // One task per group, and one that hands the previous window's completions to the observer
     // (no output of a window feeds the simulation back, so that can wait a window).
     const std::size_t merge_task = groups_.size();
-    WindowGate gate(groups_.size() + 1);
+    WindowGate gate(groups_.size() + 1, threads_);
     std::vector<std::thread> workers;
     // However the loop ends (an exception included), the workers are told to return and joined.
     struct Joiner {
@@ -315,7 +300,7 @@ class WindowedClusterLoop {
         pthread_setname_np(pthread_self(), "window-worker");
         for (std::uint64_t round = 0; (round = gate.wait_open(round)) != 0;) {
           if (gate.claim(i, round)) run_group(gate, i);
-          if (gate.claim(merge_task, round)) run_merge(gate);
+          if (gate.claim(merge_task, round)) run_merge(gate);  // (if no thread has yet)
         }
       });
     }
@@ -423,12 +408,6 @@ class WindowedClusterLoop {
     const SimTime last = at.kind == EventKind::kStepEnd ? at.time - 1 : at.time;
     merge_window(window_ - 1, last);
     std::rethrow_exception(first->error());
-  }
-
-  ReplicaLoad load_of(std::size_t r) const {
-    const Engine& e = *w_.replicas[r].engine;
-    return ReplicaLoad{e.outstanding_tokens(), e.kv_reserved() + e.kv_queued_demand(),
-                       e.kv_capacity(), e.running_count(), e.waiting_count()};
   }
 
   // As ClusterLoop::pick. A preference router's choice, the most preferred replica with ties to
