@@ -101,6 +101,9 @@ void add_plan_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-replicas", o->max_replicas, "search no further than this")
       ->capture_default_str();
+  cmd->add_flag("--finish-misses", o->finish_misses,
+                "simulate every count to the end, even once its SLO is lost for good (search.csv "
+                "then has each miss's measured values; slower with any router but round-robin)");
   add_topology_options(*cmd, o->topology);
   add_provenance_options(*cmd, o->topology.date, o->topology.git_sha);
   auto uncertain = std::make_shared<std::vector<std::string>>();

@@ -45,6 +45,12 @@ std::pair<std::string, std::string> split_entry(const std::string& entry,
 
 PlanEvaluation judge(const std::vector<SloTerm>& terms, FleetOutcome fleet) {
   PlanEvaluation e;
+  if (fleet.stopped_at) {  // a certain miss: nothing was measured
+    e.values.assign(terms.size(), std::nan(""));
+    e.reason = fleet.stop_reason;
+    e.fleet = std::move(fleet);
+    return e;
+  }
   e.meets = true;
   if (!fleet.infeasible.empty()) {
     e.meets = false;
@@ -303,7 +309,10 @@ bool record_evaluation(PolicyPlan& plan, const PlanResult& result, FleetOutcome 
 // Fleets simulated in this process search one after another (each uses `jobs` threads); fleets
 // that fork (the cluster layer) search side by side, up to `jobs` children at once. Each search
 // tries the same counts in the same order either way, so the outputs do not depend on `jobs`.
-void run_searches(const std::vector<PendingSearch>& pending, PlanResult& result, int jobs) {
+void run_searches(const std::vector<PendingSearch>& pending, PlanResult& result, int jobs,
+                  bool finish_misses) {
+  const std::span<const SloTerm> stop_terms =
+      finish_misses ? std::span<const SloTerm>() : std::span<const SloTerm>(result.terms);
   std::vector<ReplicaSearch> searches;
   for (const PendingSearch& s : pending) searches.emplace_back(result.plans[s.plan].max_replicas);
   std::vector<std::size_t> forked;
@@ -329,7 +338,7 @@ void run_searches(const std::vector<PendingSearch>& pending, PlanResult& result,
       while (!busy[i] && !pool.full() && searches[i].next()) {
         const PendingSearch& s = pending[i];
         const std::int64_t n = *searches[i].next();
-        FleetSimulator::ChildRun run = s.fleet->child_run(*s.setup, n * s.ranks);
+        FleetSimulator::ChildRun run = s.fleet->child_run(*s.setup, n * s.ranks, stop_terms);
         if (!run.body) {  // nothing to simulate: the outcome is final
           searches[i].record(record_evaluation(result.plans[s.plan], result, run.outcome, n));
           continue;
@@ -427,7 +436,7 @@ void search_plans(const PlanOptions& o, const PreparedPlan& prepared, PlanResult
       }
     }
   }
-  run_searches(pending, result, jobs);
+  run_searches(pending, result, jobs, o.finish_misses);
   if (!o.topology.active()) return;
   const std::size_t group = prepared.candidates.size();
   for (std::size_t g = first; g + group <= result.plans.size(); g += group) {

@@ -12,32 +12,12 @@
 #include <vector>
 
 #include "experiments/plan/fleet.hpp"
+#include "experiments/plan/slo_term.hpp"
 #include "experiments/plan/topology_plan.hpp"
 #include "experiments/run/run_experiment.hpp"
 #include "experiments/sensitivity/sensitivity_inputs.hpp"
 
 namespace sparksim {
-
-// One SLO term, e.g. "ttft_p99_ms<=2000" or "tok_s_per_user_p50>=80".
-struct SloTerm {
-  enum class Metric { kTtftMs, kTpotMs, kE2eS, kQueueMs, kTokSPerUser };
-  std::string name;  // as written, e.g. "ttft_p99_ms"
-  Metric metric = Metric::kTtftMs;
-  bool mean = false;      // `_mean` instead of a percentile
-  double percentile = 0;  // in (0, 100) when !mean
-  bool at_most = true;    // "<=" (else ">=")
-  double bound = 0;
-
-  // The term's statistic over the pooled samples (0 for an empty sample).
-  double measure(const RequestSamples& samples) const;
-  bool holds(double value) const { return at_most ? value <= bound : value >= bound; }
-  std::string text() const;  // "ttft_p99_ms<=2000"
-};
-
-// Parses "ttft_p99_ms<=2000,tok_s_per_user_p50>=80". Names: ttft_{pQ|mean}_ms, tpot_{..}_ms,
-// e2e_{..}_s, queue_{..}_ms, tok_s_per_user_{pQ|mean}, with Q in (0, 100) (p99, p99.9, p50).
-// Throws one InputError("--slo: ...") listing every bad term.
-std::vector<SloTerm> parse_slo_spec(const std::string& text);
 
 // The smallest n in [1, max_n] with meets(n), assuming meets is monotone (more replicas never
 // hurt): tries 1, 2, 4, ... then bisects between the last failing and first passing count, so it
@@ -98,6 +78,10 @@ struct PlanOptions {
   // topology with the fewest GPUs (topology.csv says why each other one lost).
   TopologyPlanOptions topology;
   int jobs = 0;
+  // A count simulated by the cluster layer stops once its SLO can no longer be met
+  // (slo_miss_watch.hpp); true runs every count to the end, so that search.csv has every miss's
+  // measured values. Either way the same counts are tried and the answers are the same.
+  bool finish_misses = false;
   std::string out_dir;
   // Declared input uncertainty (plan_uncertainty.hpp): each input uniform over [low, high] (a
   // categorical one: either choice), sampled by a seeded Latin hypercube; empty = none.

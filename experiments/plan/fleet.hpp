@@ -10,10 +10,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "experiments/plan/slo_term.hpp"
 #include "experiments/run/request_samples.hpp"
 #include "experiments/run/run_experiment.hpp"
 
@@ -34,6 +37,11 @@ struct FleetOutcome {
   // Non-empty when the layout cannot be built with this many replicas (a disaggregated fleet of
   // one replica); nothing was simulated and the count cannot meet any SLO.
   std::string infeasible;
+  // Set when the run stopped once its SLO could no longer be met (SloMissWatch): the completion
+  // time that made the miss certain, every request done by then counted in requests_completed,
+  // and why. The other counts, the throughput and the samples are then not measured.
+  std::optional<SimTime> stopped_at;
+  std::string stop_reason;
 };
 
 class FleetSimulator {
@@ -56,13 +64,16 @@ class FleetSimulator {
   // fork: a plan then runs several counts at once (SubprocessPool). child_run gives the child's
   // work for a count and the outcome so far; finish_child_run completes that outcome from the
   // child's result. A count that needs no simulation comes back with an empty body and its final
-  // outcome. simulate() is exactly these two around run_in_subprocess.
+  // outcome. simulate() is exactly these two around run_in_subprocess, with no stop terms.
+  // `stop_terms` non-empty: the child stops once those terms can no longer all be met
+  // (FleetOutcome::stopped_at), after every completion at that instant.
   struct ChildRun {
     std::function<std::string()> body;
     FleetOutcome outcome;
   };
   virtual bool forks() const { return false; }
-  virtual ChildRun child_run(const RunSetup& /*setup*/, std::int64_t /*replicas*/) const {
+  virtual ChildRun child_run(const RunSetup& /*setup*/, std::int64_t /*replicas*/,
+                             std::span<const SloTerm> /*stop_terms*/ = {}) const {
     throw std::logic_error("child_run on a fleet that does not fork");
   }
   virtual void finish_child_run(FleetOutcome& /*outcome*/, const std::string& /*text*/) const {}

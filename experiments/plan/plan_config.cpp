@@ -85,6 +85,7 @@ const std::vector<std::pair<std::string_view, Reader>>& plan_keys() {
       {"router", [](F f, P p, O o) { o.routers = strings(f, p); }},
       {"prefill_share", [](F f, P p, O o) { o.prefill_shares = f.get_number_array(p); }},
       {"max_replicas", [](F f, P p, O o) { o.max_replicas = integer(f, p); }},
+      {"finish_misses", [](F f, P p, O o) { o.finish_misses = f.get_bool(p); }},
       {"topologies", [](F f, P p, O o) { o.topology.topologies = strings(f, p); }},
       {"topology_profile", [](F f, P p, O o) { o.topology.topology_profiles = strings(f, p); }},
       {"target", [](F f, P p, O o) { o.topology.target = f.get_string(p); }},

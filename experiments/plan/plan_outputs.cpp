@@ -62,14 +62,18 @@ void search_rows(std::string& csv, const PolicyPlan& plan) {
         .integer(ev.fleet.prefill_replicas)
         .integer(ev.fleet.gpus)
         .integer(ev.meets ? 1 : 0);
-    for (double v : ev.values) s.fixed(v, 6);
-    s.integer(ev.fleet.requests_total)
-        .integer(ev.fleet.requests_completed)
-        .integer(ev.fleet.requests_rejected_kv)
-        .fixed(ev.fleet.throughput_tok_s, 6)
-        .fixed(ev.fleet.throughput_tok_s_per_gpu, 6)
-        .text(csv_cell(ev.reason))
-        .end();
+    const bool stopped = ev.fleet.stopped_at.has_value();
+    for (double v : ev.values) stopped ? s.text("") : s.fixed(v, 6);
+    s.integer(ev.fleet.requests_total).integer(ev.fleet.requests_completed);
+    if (stopped) {  // measured only to the instant the miss became certain
+      s.text("").text("").text("").scaled(*ev.fleet.stopped_at, 9);
+    } else {
+      s.integer(ev.fleet.requests_rejected_kv)
+          .fixed(ev.fleet.throughput_tok_s, 6)
+          .fixed(ev.fleet.throughput_tok_s_per_gpu, 6)
+          .text("");
+    }
+    s.text(csv_cell(ev.reason)).end();
   }
 }
 
@@ -116,7 +120,7 @@ std::string search_csv(const PlanResult& result) {
   for (const auto& t : result.terms) csv += "," + t.name;
   csv +=
       ",requests_total,requests_completed,requests_rejected_kv,throughput_tok_s,"
-      "throughput_tok_s_per_gpu,reason\n";
+      "throughput_tok_s_per_gpu,stopped_at_s,reason\n";
   for (const auto& plan : result.plans) search_rows(csv, plan);
   return csv;
 }
@@ -135,6 +139,8 @@ nlohmann::ordered_json plan_config_json(const PlanOptions& o, const PlanResult& 
   config["routers"] = result.routers;
   config["layouts"] = result.layouts;
   config["max_replicas"] = result.max_replicas;
+  config["misses"] = o.finish_misses ? "simulated to the end"
+                                     : "cluster-layer counts stopped once the SLO is lost for good";
   if (o.topology.active()) config["topology_search"] = topology_search_json(o.topology);
   config["policies"] = nlohmann::ordered_json::array();
   for (const auto& p : result.plans) config["policies"].push_back(p.drafter + "+" + p.policy);

@@ -400,49 +400,82 @@ nlohmann::ordered_json cluster_config(const ClusterSetup& setup, const ClusterPl
 
 }  // namespace
 
+namespace {
+
+// One cluster built from a setup and ready to run: the platform (a bad platform file or an
+// unreachable replica stops its constructor, before anything is simulated), every replica's rig,
+// the routers and the KV network. Both the full summary and a plan's lean run simulate through it.
+struct BuiltCluster {
+  explicit BuiltCluster(const ClusterSetup& setup)
+      : rs(setup.run),
+        platform(ClusterPlatform::create(setup.platform)),
+        prefill(static_cast<std::size_t>(setup.platform.prefill_replicas)),
+        time_model(rs.profile),
+        sps(make_sps_table(
+            rs.profile, rs.sps_belief,
+            std::max<std::int64_t>(rs.engine.max_batch_tokens,
+                                   rs.engine.max_running * (rs.engine.drafter.gamma + 1)))),
+        rigs(build_rigs(rs, platform->replica_count(), prefill, time_model, sps)),
+        workload(make_run_workload(rs)),
+        arrival_router(make_router(setup.router_spec)),
+        decode_router(make_router(setup.router_spec)),
+        network(*platform),
+        threads(cluster_threads(setup.options)) {
+    replicas.resize(rigs.size());
+    for (std::size_t i = 0; i < rigs.size(); ++i)
+      replicas[i] = ClusterReplica{rigs[i].engine.get(), rigs[i].role};
+    wiring.replicas = replicas;
+    wiring.arrival_router = arrival_router.get();
+    if (prefill > 0) {
+      wiring.decode_router = decode_router.get();
+      wiring.transport = &network;
+      wiring.kv_bytes_per_token = rs.profile.kv_bytes_per_token;
+    }
+  }
+
+  // Runs the whole simulation on the router's actor.
+  ClusterStats run(const ClusterCompletion& observer) {
+    ClusterStats stats;
+    platform->run_router(
+        [&] { stats = run_cluster_simulation(wiring, *workload, observer, threads); });
+    return stats;
+  }
+
+  const RunSetup& rs;
+  std::unique_ptr<ClusterPlatform> platform;
+  std::size_t prefill;
+  TimeModel time_model;
+  SpsTable sps;
+  std::vector<ReplicaRig> rigs;
+  std::vector<ClusterReplica> replicas;
+  std::unique_ptr<Workload> workload;
+  std::unique_ptr<Router> arrival_router, decode_router;
+  KvNetwork network;
+  ClusterWiring wiring;
+  std::size_t threads;
+};
+
+}  // namespace
+
 ClusterOutcome execute_cluster(const ClusterSetup& setup, std::ostream* requests_csv) {
   const auto wall_start = std::chrono::steady_clock::now();
+  BuiltCluster cluster(setup);
   const RunSetup& rs = setup.run;
-  // A bad platform file or an unreachable replica stops here, before anything is simulated.
-  const std::unique_ptr<ClusterPlatform> platform = ClusterPlatform::create(setup.platform);
-  const std::size_t n = platform->replica_count();
-  const auto prefill = static_cast<std::size_t>(setup.platform.prefill_replicas);
-
-  const TimeModel time_model(rs.profile);
-  const SpsTable sps =
-      make_sps_table(rs.profile, rs.sps_belief,
-                     std::max<std::int64_t>(rs.engine.max_batch_tokens,
-                                            rs.engine.max_running * (rs.engine.drafter.gamma + 1)));
-  std::vector<ReplicaRig> rigs = build_rigs(rs, n, prefill, time_model, sps);
-  std::vector<ClusterReplica> replicas(n);
-  for (std::size_t i = 0; i < n; ++i)
-    replicas[i] = ClusterReplica{rigs[i].engine.get(), rigs[i].role};
-  const std::unique_ptr<Workload> workload = make_run_workload(rs);
-  const std::unique_ptr<Router> arrival_router = make_router(setup.router_spec);
-  const std::unique_ptr<Router> decode_router = make_router(setup.router_spec);
-  KvNetwork network(*platform);
-  ClusterWiring wiring;
-  wiring.replicas = replicas;
-  wiring.arrival_router = arrival_router.get();
-  if (prefill > 0) {
-    wiring.decode_router = decode_router.get();
-    wiring.transport = &network;
-    wiring.kv_bytes_per_token = rs.profile.kv_bytes_per_token;
-  }
+  const std::vector<ReplicaRig>& rigs = cluster.rigs;
+  const ClusterPlatform* platform = cluster.platform.get();
+  const KvNetwork& network = cluster.network;
+  const std::size_t prefill = cluster.prefill;
 
   // The whole cluster's per-request view: requests.csv and the latency distributions.
   MetricsCollector cluster_metrics(requests_csv);
   ClusterOutcome out;
   out.placement_csv = "request_id,replica\n";
-  const ClusterCompletion observer = [&](const Request& r, std::size_t replica, SimTime) {
+  out.stats = cluster.run([&](const Request& r, std::size_t replica, SimTime) {
     cluster_metrics.on_request_done(r);
     CsvRow(out.placement_csv)
         .integer(static_cast<std::int64_t>(r.id))
         .integer(static_cast<std::int64_t>(replica))
         .end();
-  };
-  platform->run_router([&] {
-    out.stats = run_cluster_simulation(wiring, *workload, observer, cluster_threads(setup.options));
   });
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -510,6 +543,24 @@ ClusterResult cluster_child_result(const std::string& text) {
 
 ClusterResult execute_cluster_in_subprocess(const ClusterSetup& setup) {
   return cluster_child_result(run_in_subprocess(cluster_child(setup)));
+}
+
+ClusterSampleRun execute_cluster_samples(const ClusterSetup& setup,
+                                         const ClusterSampleObserver& observer) {
+  BuiltCluster cluster(setup);
+  ClusterSampleRun out;
+  const ClusterStats stats = cluster.run([&](const Request& r, std::size_t, SimTime) {
+    const RequestSample sample = request_sample(r);
+    if (observer) observer(sample, r.done);
+    ++out.requests_completed;
+    out.samples.add(sample);
+  });
+  out.requests_total = stats.requests_submitted;
+  out.requests_rejected_kv = stats.requests_rejected_kv;
+  for (const ReplicaRig& rig : cluster.rigs)
+    out.output_tokens += rig.metrics->counters().output_tokens;
+  out.duration_s = sim_time_to_seconds(stats.end_time);
+  return out;
 }
 
 }  // namespace sparksim

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/named_spec.hpp"
+#include "experiments/run/request_samples.hpp"
 #include "experiments/run/run_experiment.hpp"
 #include "sim/cluster/cluster_simulation.hpp"
 #include "sim/cluster/platform.hpp"
@@ -89,5 +90,22 @@ ClusterResult execute_cluster_in_subprocess(const ClusterSetup& setup);
 // what the child runs (it keeps its own copy of `setup`), and the result from what it sent.
 std::function<std::string()> cluster_child(const ClusterSetup& setup);
 ClusterResult cluster_child_result(const std::string& text);
+
+// What a capacity plan needs of one cluster run, without the summary, requests.csv or placement:
+// the summary's request and token counts and duration, and every completed request's samples in
+// completion order (the values requests.csv reads back as).
+struct ClusterSampleRun {
+  std::int64_t requests_total = 0;
+  std::int64_t requests_completed = 0;
+  std::int64_t requests_rejected_kv = 0;
+  std::int64_t output_tokens = 0;
+  double duration_s = 0;
+  RequestSamples samples;
+};
+// Sees each completed request's samples and its completion time, before they are counted. It may
+// throw to end the run there (the exception leaves execute_cluster_samples).
+using ClusterSampleObserver = std::function<void(const RequestSample&, SimTime done)>;
+ClusterSampleRun execute_cluster_samples(const ClusterSetup& setup,
+                                         const ClusterSampleObserver& observer = {});
 
 }  // namespace sparksim

@@ -1,12 +1,14 @@
 // The SLO a plan must meet: parsing `--slo "ttft_p99_ms<=2000,tok_s_per_user_p50>=80"` into
-// terms (declared in capacity_plan.hpp) and measuring a term on a fleet's request samples.
+// terms (slo_term.hpp) and measuring a term on a fleet's request samples.
+#include "experiments/plan/slo_term.hpp"
+
 #include <charconv>
+#include <cmath>
 #include <set>
 #include <string_view>
 
 #include "common/input_error.hpp"
 #include "common/json_file.hpp"
-#include "experiments/plan/capacity_plan.hpp"
 #include "experiments/run/problem_list.hpp"
 
 namespace sparksim {
