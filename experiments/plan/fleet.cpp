@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <sstream>
 #include <type_traits>
 
 #include "common/input_error.hpp"
@@ -177,16 +176,16 @@ class RoundRobinFleet final : public FleetSimulator {
       RunSetup mine = setup;
       mine.trace.requests.clear();
       for (std::size_t i = k; i < all.size(); i += n) mine.trace.requests.push_back(all[i]);
-      std::ostringstream requests;
-      const RunOutcome out = execute_run(mine, &requests);
       FleetOutcome& p = parts[k];
+      const RunOutcome out =
+          execute_run(mine, nullptr, nullptr, nullptr,
+                      [&p](const Request& r, SimTime) { p.samples.add(request_sample(r)); });
       const auto& s = out.summary;
       p.requests_total = s.at("requests_total").get<std::int64_t>();
       p.requests_completed = s.at("requests_completed").get<std::int64_t>();
       p.requests_rejected_kv = s.at("requests_rejected_kv").get<std::int64_t>();
       p.output_tokens = s.at("output_tokens").get<std::int64_t>();
       p.duration_s = s.at("sim_duration_s").get<double>();
-      p.samples.add_requests_csv(requests.str());
     });
     FleetOutcome f;
     f.replicas = replicas;

@@ -88,8 +88,8 @@ std::string SloMissWatch::reason() const {
     if (!w.lost) continue;
     const SloTerm& t = *w.term;
     const std::string bound = format_number(t.bound);
-    text += (text.empty() ? "" : "; ") + t.name + (t.at_most ? " > " : " < ") + bound +
-            " certain: ";
+    text +=
+        (text.empty() ? "" : "; ") + t.name + (t.at_most ? " > " : " < ") + bound + " certain: ";
     if (t.mean) {
       text += "the requests done alone give a mean of " +
               format_number(static_cast<double>(w.sum / static_cast<long double>(w.sample_size)));

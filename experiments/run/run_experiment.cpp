@@ -405,7 +405,8 @@ std::unique_ptr<Workload> make_run_workload(const RunSetup& setup) {
 }
 
 RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
-                       std::ostream* acceptance_log, std::ostream* steps_csv) {
+                       std::ostream* acceptance_log, std::ostream* steps_csv,
+                       const Engine::CompletionHandler& on_request_done) {
   const auto wall_start = std::chrono::steady_clock::now();
   const RunOptions& o = setup.options;
   const TimeModel time_model(setup.profile);
@@ -439,7 +440,7 @@ RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
 
   const std::unique_ptr<Workload> workload = make_run_workload(setup);
   RunOutcome out;
-  out.stats = run_simulation(engine, *workload);
+  out.stats = run_simulation(engine, *workload, on_request_done);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 

@@ -110,8 +110,11 @@ std::unique_ptr<Workload> make_run_workload(const RunSetup& setup);
 // acceptance-log format (sim/acceptance/acceptance_log.hpp).
 // With `steps_csv`, every step's batch is written as it ends (kStepsCsvHeader; one row per decode
 // request or prefill chunk), the sequence kernels/calibration replays on a backend.
+// `on_request_done` sees each completed request as it completes (a plan takes its samples there
+// instead of reading requests.csv back).
 RunOutcome execute_run(const RunSetup& setup, std::ostream* requests_csv,
-                       std::ostream* acceptance_log = nullptr, std::ostream* steps_csv = nullptr);
+                       std::ostream* acceptance_log = nullptr, std::ostream* steps_csv = nullptr,
+                       const Engine::CompletionHandler& on_request_done = {});
 
 inline constexpr const char* kStepsCsvHeader =
     "step,duration_us,gamma,drafter,kind,request,context,width,commits";

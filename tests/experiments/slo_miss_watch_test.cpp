@@ -2,13 +2,13 @@
 // statistic of the completed sample, computed by sample_percentile / sample_mean, for the rest set
 // to the values most favourable to the SLO), and it is never late (one request earlier, those
 // favourable values still meet the term). Small cases are worked by hand.
+#include "experiments/plan/slo_miss_watch.hpp"
+
 #include <cmath>
 #include <random>
 #include <utility>
 
 #include <catch2/catch.hpp>
-
-#include "experiments/plan/slo_miss_watch.hpp"
 
 using namespace sparksim;
 
@@ -44,7 +44,8 @@ TEST_CASE("a p99 bound is lost once the values at ranks lo and hi both exceed it
   CHECK(watch.add(ttft(1)));  // certain ever after
 }
 
-TEST_CASE("a p50 floor is lost once hi + 1 values are under it and one-token requests do not count") {
+TEST_CASE(
+    "a p50 floor is lost once hi + 1 values are under it and one-token requests do not count") {
   // Four multi-token requests: rank 0.5 × 3 = 1.5, lo 1, hi 2, so the p50 interpolates between
   // the 2nd and 3rd smallest: three values under 80 fix both below it.
   const std::vector<SloTerm> terms = parse_slo_spec("tok_s_per_user_p50>=80");
@@ -57,7 +58,8 @@ TEST_CASE("a p50 floor is lost once hi + 1 values are under it and one-token req
   CHECK(watch.reason() == "tok_s_per_user_p50 < 80 certain: 3 of 4 under 80 (at most 2 may be)");
 }
 
-TEST_CASE("a mean ceiling is lost once the values seen sum past M times it but a mean floor never is") {
+TEST_CASE(
+    "a mean ceiling is lost once the values seen sum past M times it but a mean floor never is") {
   const std::vector<SloTerm> terms = parse_slo_spec("ttft_mean_ms<=10,tok_s_per_user_mean>=80");
   SloMissWatch watch(terms, 4, 4);
   RequestSample s = speed(1);  // far below the floor, which later requests could still lift
@@ -68,7 +70,8 @@ TEST_CASE("a mean ceiling is lost once the values seen sum past M times it but a
   CHECK_FALSE(watch.add(s));  // 40 <= 40: the fourth could be 0
   s.ttft_ms = 0.5;
   CHECK(watch.add(s));  // 40.5 > 40
-  CHECK(watch.reason() == "ttft_mean_ms > 10 certain: the requests done alone give a mean of 10.125");
+  CHECK(watch.reason() ==
+        "ttft_mean_ms > 10 certain: the requests done alone give a mean of 10.125");
 }
 
 TEST_CASE("certain misses are misses and come no later than they must (random samples)") {
