@@ -13,26 +13,6 @@ namespace {
 
 constexpr double kMargin = 1e-9;  // of the bound, for the "≥" and mean tests (see the header)
 
-bool is_tpot_metric(SloTerm::Metric m) {
-  return m == SloTerm::Metric::kTpotMs || m == SloTerm::Metric::kTokSPerUser;
-}
-
-double value_of(const RequestSample& s, SloTerm::Metric m) {
-  switch (m) {
-    case SloTerm::Metric::kTtftMs:
-      return s.ttft_ms;
-    case SloTerm::Metric::kTpotMs:
-      return s.tpot_ms;
-    case SloTerm::Metric::kE2eS:
-      return s.e2e_s;
-    case SloTerm::Metric::kQueueMs:
-      return s.queue_ms;
-    case SloTerm::Metric::kTokSPerUser:
-      return s.tok_s_per_user;
-  }
-  return s.ttft_ms;
-}
-
 // The violating values a percentile term needs for certainty among `m` final values; more than
 // m (never) when the sample is empty, whose statistic is 0 by convention.
 std::int64_t needed_for_percentile(const SloTerm& t, std::int64_t m) {
@@ -51,7 +31,7 @@ SloMissWatch::SloMissWatch(std::span<const SloTerm> terms, std::int64_t requests
                            std::int64_t multi_token_requests) {
   for (const SloTerm& t : terms) {
     Watched w{&t};
-    w.sample_size = is_tpot_metric(t.metric) ? multi_token_requests : requests;
+    w.sample_size = slo_metric_fields(t.metric).multi_token_only ? multi_token_requests : requests;
     w.needed = t.mean ? 0 : needed_for_percentile(t, w.sample_size);
     watched_.push_back(w);
   }
@@ -75,8 +55,9 @@ void SloMissWatch::update(Watched& w, double value) {
 
 bool SloMissWatch::add(const RequestSample& sample) {
   for (Watched& w : watched_) {
-    if (is_tpot_metric(w.term->metric) && !sample.has_tpot) continue;
-    update(w, value_of(sample, w.term->metric));
+    const SloMetricFields& fields = slo_metric_fields(w.term->metric);
+    if (fields.multi_token_only && !sample.has_tpot) continue;
+    update(w, sample.*fields.one);
     certain_ = certain_ || w.lost;
   }
   return certain_;

@@ -72,26 +72,32 @@ SloTerm parse_term(const std::string& item) {
   throw InputError("--slo: '" + item + "': unknown metric '" + t.name + "'; valid: " + kValidNames);
 }
 
-const std::vector<double>& samples_of(const RequestSamples& s, SloTerm::Metric m) {
-  switch (m) {
-    case SloTerm::Metric::kTtftMs:
-      return s.ttft_ms;
-    case SloTerm::Metric::kTpotMs:
-      return s.tpot_ms;
-    case SloTerm::Metric::kE2eS:
-      return s.e2e_s;
-    case SloTerm::Metric::kQueueMs:
-      return s.queue_ms;
-    case SloTerm::Metric::kTokSPerUser:
-      return s.tok_s_per_user;
-  }
-  return s.ttft_ms;
-}
-
 }  // namespace
 
+const SloMetricFields& slo_metric_fields(SloTerm::Metric metric) {
+  using M = SloTerm::Metric;
+  static const SloMetricFields ttft{&RequestSamples::ttft_ms, &RequestSample::ttft_ms, false},
+      tpot{&RequestSamples::tpot_ms, &RequestSample::tpot_ms, true},
+      e2e{&RequestSamples::e2e_s, &RequestSample::e2e_s, false},
+      queue{&RequestSamples::queue_ms, &RequestSample::queue_ms, false},
+      speed{&RequestSamples::tok_s_per_user, &RequestSample::tok_s_per_user, true};
+  switch (metric) {
+    case M::kTtftMs:
+      return ttft;
+    case M::kTpotMs:
+      return tpot;
+    case M::kE2eS:
+      return e2e;
+    case M::kQueueMs:
+      return queue;
+    case M::kTokSPerUser:
+      return speed;
+  }
+  return ttft;
+}
+
 double SloTerm::measure(const RequestSamples& samples) const {
-  const auto& v = samples_of(samples, metric);
+  const auto& v = samples.*slo_metric_fields(metric).pooled;
   return mean ? sample_mean(v) : sample_percentile(v, percentile);
 }
 

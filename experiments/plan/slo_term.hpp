@@ -25,6 +25,15 @@ struct SloTerm {
   std::string text() const;  // "ttft_p99_ms<=2000"
 };
 
+// Where a metric's values are: in pooled samples and in one request's. TPOT and tok/s/user exist
+// only for requests of more than one output token.
+struct SloMetricFields {
+  std::vector<double> RequestSamples::*pooled;
+  double RequestSample::*one;
+  bool multi_token_only;
+};
+const SloMetricFields& slo_metric_fields(SloTerm::Metric metric);
+
 // Parses "ttft_p99_ms<=2000,tok_s_per_user_p50>=80". Names: ttft_{pQ|mean}_ms, tpot_{..}_ms,
 // e2e_{..}_s, queue_{..}_ms, tok_s_per_user_{pQ|mean}, with Q in (0, 100) (p99, p99.9, p50).
 // Throws one InputError("--slo: ...") listing every bad term.
