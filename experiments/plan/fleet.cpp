@@ -5,12 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <type_traits>
 
 #include "common/input_error.hpp"
 #include "common/named_spec.hpp"
-#include "experiments/plan/slo_miss_watch.hpp"
+#include "experiments/plan/cluster_child_answer.hpp"
 #include "experiments/run/cluster_experiment.hpp"
 #include "experiments/run/parallel_runner.hpp"
 #include "sim/cluster/router.hpp"
@@ -25,141 +23,6 @@ void finish(FleetOutcome& f) {
     f.throughput_tok_s = static_cast<double>(f.output_tokens) / f.duration_s;
     f.throughput_tok_s_per_gpu = f.throughput_tok_s / static_cast<double>(f.gpus);
   }
-}
-
-// A cluster child's answer to its plan: what ClusterSampleRun holds, and where and why it stopped.
-struct ChildAnswer {
-  ClusterSampleRun run;
-  std::optional<SimTime> stopped_at;
-  std::string stop_reason;
-};
-
-// The answer in bytes (the child and its parent are the same binary): fixed-size fields as they
-// lie in memory, then each vector and string after its length. Sending a whole requests.csv
-// through JSON cost a plan's search about a third of its time.
-class AnswerBytes {
- public:
-  template <typename T>
-  void put(const T& value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    bytes_.append(reinterpret_cast<const char*>(&value), sizeof value);
-  }
-  void put(const std::vector<double>& values) {
-    put(values.size());
-    bytes_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
-  }
-  void put(const std::string& text) {
-    put(text.size());
-    bytes_ += text;
-  }
-  std::string& bytes() { return bytes_; }
-
- private:
-  std::string bytes_;
-};
-
-class AnswerReader {
- public:
-  explicit AnswerReader(const std::string& bytes) : bytes_(bytes) {}
-  template <typename T>
-  void get(T& value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    std::memcpy(&value, take(sizeof value), sizeof value);
-  }
-  void get(std::vector<double>& values) {
-    std::size_t n = 0;
-    get(n);
-    values.resize(n);
-    if (n > 0) std::memcpy(values.data(), take(n * sizeof(double)), n * sizeof(double));
-  }
-  void get(std::string& text) {
-    std::size_t n = 0;
-    get(n);
-    text.assign(take(n), n);
-  }
-
- private:
-  const char* take(std::size_t n) {
-    if (bytes_.size() - at_ < n)
-      throw std::runtime_error("a plan's cluster child sent a short answer");
-    const char* p = bytes_.data() + at_;
-    at_ += n;
-    return p;
-  }
-  const std::string& bytes_;
-  std::size_t at_ = 0;
-};
-
-std::string encode(const ChildAnswer& a) {
-  AnswerBytes out;
-  const ClusterSampleRun& r = a.run;
-  out.put(r.requests_total);
-  out.put(r.requests_completed);
-  out.put(r.requests_rejected_kv);
-  out.put(r.output_tokens);
-  out.put(r.duration_s);
-  for (const auto* v : {&r.samples.ttft_ms, &r.samples.tpot_ms, &r.samples.e2e_s,
-                        &r.samples.queue_ms, &r.samples.tok_s_per_user}) {
-    out.put(*v);
-  }
-  out.put(a.stopped_at.has_value());
-  out.put(a.stopped_at.value_or(0));
-  out.put(a.stop_reason);
-  return std::move(out.bytes());
-}
-
-ChildAnswer decode(const std::string& bytes) {
-  AnswerReader in(bytes);
-  ChildAnswer a;
-  ClusterSampleRun& r = a.run;
-  in.get(r.requests_total);
-  in.get(r.requests_completed);
-  in.get(r.requests_rejected_kv);
-  in.get(r.output_tokens);
-  in.get(r.duration_s);
-  for (auto* v : {&r.samples.ttft_ms, &r.samples.tpot_ms, &r.samples.e2e_s, &r.samples.queue_ms,
-                  &r.samples.tok_s_per_user}) {
-    in.get(*v);
-  }
-  bool stopped = false;
-  SimTime at = 0;
-  in.get(stopped);
-  in.get(at);
-  if (stopped) a.stopped_at = at;
-  in.get(a.stop_reason);
-  return a;
-}
-
-// Thrown by a cluster child's observer to end its run once the miss is certain.
-struct MissCertain {};
-
-// The child's work: the cluster run, stopped once `terms` are lost for good when any are given.
-ChildAnswer run_cluster_child(const ClusterSetup& cluster, const std::vector<SloTerm>& terms) {
-  ChildAnswer a;
-  if (terms.empty()) {
-    a.run = execute_cluster_samples(cluster);
-    return a;
-  }
-  const auto& requests = cluster.run.trace.requests;
-  const auto multi_token = std::count_if(requests.begin(), requests.end(),
-                                         [](const auto& r) { return r.output_tokens > 1; });
-  SloMissWatch watch(terms, static_cast<std::int64_t>(requests.size()), multi_token);
-  std::int64_t completed = 0;
-  try {
-    a.run = execute_cluster_samples(cluster, [&](const RequestSample& sample, SimTime done) {
-      // Every completion at the instant the miss became certain counts, in any order.
-      if (a.stopped_at && done > *a.stopped_at) throw MissCertain{};
-      ++completed;
-      if (watch.add(sample) && !a.stopped_at) a.stopped_at = done;
-    });
-    a.stopped_at.reset();  // it ran to the end: the samples are whole and judged as usual
-  } catch (const MissCertain&) {
-    a.run = ClusterSampleRun{};
-    a.run.requests_total = static_cast<std::int64_t>(requests.size());
-    a.run.requests_completed = completed;
-    a.stop_reason = watch.reason();
-  }
-  return a;
 }
 
 class RoundRobinFleet final : public FleetSimulator {
@@ -254,13 +117,13 @@ class ClusterFleet final : public FleetSimulator {
     }
     run.body = [cluster = prepare_cluster(setup, options),
                 terms = std::vector<SloTerm>(stop_terms.begin(), stop_terms.end())] {
-      return encode(run_cluster_child(cluster, terms));
+      return encode_child_answer(run_cluster_child(cluster, terms));
     };
     return run;
   }
 
   void finish_child_run(FleetOutcome& f, const std::string& bytes) const override {
-    ChildAnswer a = decode(bytes);
+    ClusterChildAnswer a = decode_child_answer(bytes);
     f.requests_total = a.run.requests_total;
     f.requests_completed = a.run.requests_completed;
     f.stopped_at = a.stopped_at;
