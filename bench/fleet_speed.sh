@@ -4,7 +4,10 @@
 #   fleet-1000  the issue's command: 1,000 replicas behind least-loaded, synthetic traffic at
 #               1,000 requests/s (lognormal prompts 1000 / outputs 200, chat), static:k=3, seed 1;
 #   fleet-64    the same traffic scaled to 64 replicas (64 requests/s);
-#   replay-1    one replica replaying the Azure conversation trace (bench/replay_speed.sh's run).
+#   replay-1    one replica replaying the Azure conversation trace (bench/replay_speed.sh's run);
+#   lone-load   one replica under fleet-1000's per-replica load: the same synthetic traffic at
+#               1 request/s for 1,000 times as long (as many requests), a lone replica whose steps
+#               carry as few requests as a fleet replica's do.
 # Prints, per case, request-steps per wall second (the summary's request_steps over its sim_wall_s:
 # the simulation's own wall time, which for a cluster includes building the replicas and for one
 # replica excludes loading the trace, as in bench/replay_speed.sh), the process's wall time and
@@ -18,13 +21,13 @@
 # NEW_ARGS / OLD_ARGS are added to that binary's fleet runs: `--threads 1` and `--threads 2` on
 # the same binary compare the one-thread loop with the windowed one (a binary from before
 # `--threads` runs one thread and rejects the option; without it the CLI's default applies).
-# Usage: [REPEATS=N] [DURATION_S=S] [CASES="fleet-1000 fleet-64 replay-1"] \
+# Usage: [REPEATS=N] [DURATION_S=S] [CASES="fleet-1000 fleet-64 replay-1 lone-load"] \
 #        [NEW_ARGS=...] [OLD_ARGS=...] bench/fleet_speed.sh [NEW [OLD]]
 set -euo pipefail
 new=${1:-build/sparksim}
 old=${2:-}
 duration=${DURATION_S:-600}
-read -r -a cases <<<"${CASES:-fleet-1000 fleet-64 replay-1}"
+read -r -a cases <<<"${CASES:-fleet-1000 fleet-64 replay-1 lone-load}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 profile=profiles/analytic/h100-sxm/qwen3-8b.json
@@ -46,6 +49,9 @@ run_case() {  # label binary case round
     fleet-1000) args="$(fleet_args 1000) $(extra_args "$label")" ;;
     fleet-64) args="$(fleet_args 64) $(extra_args "$label")" ;;
     replay-1) args="run --trace traces/azure_conv_2023.csv" ;;
+    lone-load)
+      args="run --synthetic rate=1,prompt=lognormal:1000:1.0,output=lognormal:200:0.8,domain=chat,duration_s=$((duration * 1000))"
+      ;;
     *) echo "unknown case $case" >&2; exit 2 ;;
   esac
   rm -rf "$out/run"
@@ -65,7 +71,8 @@ steps = s["request_steps"]
 label, case, rnd = sys.argv[3:6]
 sim_wall = s["sim_wall_s"]
 print(f"round {rnd} {label:<3} {case:<10} {steps:>10} request-steps in {sim_wall:7.2f} s "
-      f"= {steps / sim_wall / 1e6:5.2f} M request-steps/s; process wall {wall:7.2f} s, "
+      f"= {steps / sim_wall / 1e6:5.2f} M request-steps/s ({steps / s['steps']:.2f} per step, "
+      f"{sim_wall / s['steps'] * 1e9:.0f} ns per step); process wall {wall:7.2f} s, "
       f"peak RSS {rss_mb:7.1f} MB", flush=True)
 with open(sys.argv[6], "a") as f:
     f.write(f"{rnd} {label} {case} {steps} {sim_wall} {rss_mb} {wall}\n")
@@ -100,11 +107,13 @@ for (case, label), by_round in sorted(rate.items()):
             f"(range {min(by_round.values()):.2f}-{max(by_round.values()):.2f}), "
             f"process wall {statistics.median(wall[(case, label)]):7.2f} s, "
             f"peak RSS {max(rss[(case, label)]):7.1f} MB")
-    single = rate.get(("replay-1", label))
-    if case != "replay-1" and single:
+    for lone, what in (("replay-1", "one replica"), ("lone-load", "one replica at its load")):
+        single = rate.get((lone, label))
+        if not case.startswith("fleet") or not single:
+            continue
         shared = [r for r in by_round if r in single]
         per_round = [by_round[r] / single[r] for r in shared]
-        line += (f", vs one replica (same round) {statistics.median(per_round):.3f}x "
+        line += (f"; vs {what} (same round) {statistics.median(per_round):.3f}x "
                  f"(cost per request-step {statistics.median(1 / x for x in per_round):.2f}x)")
     print(line)
 cases = sorted({case for case, _ in rate})

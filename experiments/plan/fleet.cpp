@@ -35,9 +35,13 @@ class RoundRobinFleet final : public FleetSimulator {
     const auto& all = setup.trace.requests;
     const auto n = static_cast<std::size_t>(replicas);
     std::vector<FleetOutcome> parts(n);
+    // Each replica copies the setup without the trace and takes its own share: copying the whole
+    // trace per replica cost a round-robin plan over 100,000 requests about a tenth of its time.
+    RunSetup shell = setup;
+    shell.trace.requests = {};
     run_in_parallel(n, jobs, [&](std::size_t k) {
-      RunSetup mine = setup;
-      mine.trace.requests.clear();
+      RunSetup mine = shell;
+      mine.trace.requests.reserve(all.size() / n + 1);
       for (std::size_t i = k; i < all.size(); i += n) mine.trace.requests.push_back(all[i]);
       FleetOutcome& p = parts[k];
       const RunOutcome out =
