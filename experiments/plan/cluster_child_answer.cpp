@@ -112,7 +112,8 @@ ClusterChildAnswer decode_child_answer(const std::string& bytes) {
   return a;
 }
 
-ClusterChildAnswer run_cluster_child(const ClusterSetup& cluster, const std::vector<SloTerm>& terms) {
+ClusterChildAnswer run_cluster_child(const ClusterSetup& cluster,
+                                     const std::vector<SloTerm>& terms) {
   ClusterChildAnswer a;
   if (terms.empty()) {
     a.run = execute_cluster_samples(cluster);

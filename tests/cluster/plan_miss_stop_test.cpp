@@ -2,10 +2,13 @@
 // what the cluster's requests.csv reads back as, and a plan whose children stop once a count's SLO
 // is lost for good tries the same counts, gets the same verdicts and answers, and writes the same
 // rows for every count it ran to the end as the plan that finishes every count (--finish-misses).
+#include <fstream>
+
 #include <catch2/catch.hpp>
 
 #include "common/csv_table.hpp"
 #include "experiments/plan/fleet.hpp"
+#include "experiments/plan/plan_config.hpp"
 #include "experiments/run/cluster_experiment.hpp"
 #include "tests/experiments/cli_harness.hpp"
 
@@ -88,5 +91,17 @@ TEST_CASE("stopping certain misses changes no verdict, answer or finished row") 
   // The scenario stops counts on both layouts (a disaggregated one with KV transfers in flight).
   CHECK(stops >= 10);
   CHECK(disaggregated_stops >= 3);
+  CHECK(read_json(dir / "stopped" / "config.json")["misses"] !=
+        read_json(dir / "finished" / "config.json")["misses"]);
+
+  // A plan file (a sensitivity study's experiment) takes the same switch.
+  for (const bool finish : {false, true}) {
+    std::ofstream(dir / "plan.json")
+        << R"({"schema": "sparksim.plan/1", "synthetic": "rate=5,prompt=fixed:128,output=fixed:16,domain=chat,duration_s=10", )"
+        << R"("profile": "profiles/analytic/h100-sxm/qwen3-8b.json", "slo": "ttft_p99_ms<=900", )"
+        << R"("policies": ["mtp1+static:k=1"], "finish_misses": )" << (finish ? "true" : "false")
+        << "}\n";
+    CHECK(load_plan_config((dir / "plan.json").string()).options.finish_misses == finish);
+  }
   fs::remove_all(dir);
 }
