@@ -5,15 +5,13 @@
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "experiments/plan/slo_miss_watch.hpp"
 
 namespace sparksim {
 
 namespace {
-
-// Thrown by a cluster child's observer to end its run once the miss is certain.
-struct MissCertain {};
 
 // The answer in bytes (the child and its parent are the same binary): fixed-size fields as they
 // lie in memory, then each vector and string after its length.
@@ -124,20 +122,28 @@ ClusterChildAnswer run_cluster_child(const ClusterSetup& cluster,
                                          [](const auto& r) { return r.output_tokens > 1; });
   SloMissWatch watch(terms, static_cast<std::int64_t>(requests.size()), multi_token);
   std::int64_t completed = 0;
-  try {
-    a.run = execute_cluster_samples(cluster, [&](const RequestSample& sample, SimTime done) {
-      // Every completion at the instant the miss became certain counts, in any order.
-      if (a.stopped_at && done > *a.stopped_at) throw MissCertain{};
-      ++completed;
-      if (watch.add(sample) && !a.stopped_at) a.stopped_at = done;
-    });
-    a.stopped_at.reset();  // it ran to the end: the samples are whole and judged as usual
-  } catch (const MissCertain&) {
-    a.run = ClusterSampleRun{};
-    a.run.requests_total = static_cast<std::int64_t>(requests.size());
-    a.run.requests_completed = completed;
-    a.stop_reason = watch.reason();
+  bool stop = false;
+  ClusterSampleRun run = execute_cluster_samples(
+      cluster,
+      [&](const RequestSample& sample, SimTime done) {
+        if (stop) return;  // the rest of the step that ended the run
+        // Every completion at the instant the miss became certain counts, in any order.
+        if (a.stopped_at && done > *a.stopped_at) {
+          stop = true;
+          return;
+        }
+        ++completed;
+        if (watch.add(sample) && !a.stopped_at) a.stopped_at = done;
+      },
+      &stop);
+  if (!stop) {  // it ran to the end: the samples are whole and judged as usual
+    a.run = std::move(run);
+    a.stopped_at.reset();
+    return a;
   }
+  a.run.requests_total = static_cast<std::int64_t>(requests.size());
+  a.run.requests_completed = completed;
+  a.stop_reason = watch.reason();
   return a;
 }
 

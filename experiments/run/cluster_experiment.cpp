@@ -433,11 +433,11 @@ struct BuiltCluster {
     }
   }
 
-  // Runs the whole simulation on the router's actor.
-  ClusterStats run(const ClusterCompletion& observer) {
+  // Runs the simulation on the router's actor, to its end or until `stop` is set.
+  ClusterStats run(const ClusterCompletion& observer, const bool* stop = nullptr) {
     ClusterStats stats;
     platform->run_router(
-        [&] { stats = run_cluster_simulation(wiring, *workload, observer, threads); });
+        [&] { stats = run_cluster_simulation(wiring, *workload, observer, threads, stop); });
     return stats;
   }
 
@@ -546,15 +546,16 @@ ClusterResult execute_cluster_in_subprocess(const ClusterSetup& setup) {
 }
 
 ClusterSampleRun execute_cluster_samples(const ClusterSetup& setup,
-                                         const ClusterSampleObserver& observer) {
+                                         const ClusterSampleObserver& observer, const bool* stop) {
   BuiltCluster cluster(setup);
   ClusterSampleRun out;
-  const ClusterStats stats = cluster.run([&](const Request& r, std::size_t, SimTime) {
+  const auto count = [&](const Request& r, std::size_t, SimTime) {
     const RequestSample sample = request_sample(r);
-    if (observer) observer(sample, r.done);
     ++out.requests_completed;
     out.samples.add(sample);
-  });
+    if (observer) observer(sample, r.done);
+  };
+  const ClusterStats stats = cluster.run(count, stop);
   out.requests_total = stats.requests_submitted;
   out.requests_rejected_kv = stats.requests_rejected_kv;
   for (const ReplicaRig& rig : cluster.rigs)

@@ -102,10 +102,12 @@ struct ClusterSampleRun {
   double duration_s = 0;
   RequestSamples samples;
 };
-// Sees each completed request's samples and its completion time, before they are counted. It may
-// throw to end the run there (the exception leaves execute_cluster_samples).
+// Sees each completed request's samples and its completion time as they are counted.
 using ClusterSampleObserver = std::function<void(const RequestSample&, SimTime done)>;
+// `stop` (may be null): once the observer sets it, the run ends before its next event
+// (run_cluster_simulation's `stop`) and the counts are those so far.
 ClusterSampleRun execute_cluster_samples(const ClusterSetup& setup,
-                                         const ClusterSampleObserver& observer = {});
+                                         const ClusterSampleObserver& observer = {},
+                                         const bool* stop = nullptr);
 
 }  // namespace sparksim

@@ -64,8 +64,9 @@ struct Handoff {
 
 class ClusterLoop {
  public:
-  ClusterLoop(const ClusterWiring& wiring, Workload& workload, const ClusterCompletion& observer)
-      : w_(wiring), workload_(workload), observer_(observer) {
+  ClusterLoop(const ClusterWiring& wiring, Workload& workload, const ClusterCompletion& observer,
+              const bool* stop)
+      : w_(wiring), workload_(workload), observer_(observer), stop_(stop) {
     const std::size_t n = w_.replicas.size();
     if (n == 0) throw std::invalid_argument("a cluster needs at least one replica");
     if (!w_.arrival_router) throw std::invalid_argument("a cluster needs a router");
@@ -121,7 +122,7 @@ class ClusterLoop {
 
   ClusterStats run() {
     pull_scheduled();
-    while (true) {
+    while (stop_ == nullptr || !*stop_) {
       let_transfers_land();
       if (agenda_.empty()) break;
       const Event event = agenda_.pop();
@@ -387,6 +388,7 @@ class ClusterLoop {
   const ClusterWiring& w_;
   Workload& workload_;
   const ClusterCompletion& observer_;
+  const bool* stop_;  // ends the run early once true (null: never)
   RouterPool entry_pool_, decode_pool_;
   bool disaggregated_ = false;
   std::int64_t decode_fit_ = 0;  // largest prompt + output some decode replica can ever hold
@@ -410,11 +412,12 @@ class ClusterLoop {
 }  // namespace
 
 ClusterStats run_cluster_simulation(const ClusterWiring& wiring, Workload& workload,
-                                    const ClusterCompletion& observer, std::size_t threads) {
-  if (threads > 1 && windowed_cluster_applies(wiring, workload)) {
+                                    const ClusterCompletion& observer, std::size_t threads,
+                                    const bool* stop) {
+  if (threads > 1 && stop == nullptr && windowed_cluster_applies(wiring, workload)) {
     return run_windowed_cluster(wiring, workload, observer, threads, threads);
   }
-  ClusterLoop loop(wiring, workload, observer);
+  ClusterLoop loop(wiring, workload, observer, stop);
   return loop.run();
 }
 

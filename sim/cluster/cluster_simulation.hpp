@@ -73,8 +73,12 @@ using ClusterCompletion = std::function<void(const Request&, std::size_t replica
 // threads, one call at a time and in the one-thread order, but up to a window late; an engine's
 // own observers (step, delivery) are called from the thread running its replica, in that
 // replica's order. When a run throws, it throws the first error in simulated time.
+// `stop` (may be null): read before every event; once true, the run ends there and returns what it
+// has counted so far (a plan's child sets it from the observer once the count's SLO is lost). An
+// observer must not throw to end a run: unwinding a SimGrid actor's stack is what AddressSanitizer
+// cannot follow (google/sanitizers#189). A run given `stop` runs on the calling thread.
 ClusterStats run_cluster_simulation(const ClusterWiring& wiring, Workload& workload,
-                                    const ClusterCompletion& observer = {},
-                                    std::size_t threads = 1);
+                                    const ClusterCompletion& observer = {}, std::size_t threads = 1,
+                                    const bool* stop = nullptr);
 
 }  // namespace sparksim
