@@ -34,9 +34,8 @@ class SloMissWatch {
 
   // Counts one completed request; true once a miss is certain (and ever after).
   bool add(const RequestSample& sample);
-  bool certain() const { return certain_; }
-  // Every term already lost and by how much, e.g. "ttft_p99_ms > 2000 certain: 1995 of 199466
-  // requests over 2000 (at most 1994 may be)"; empty while none is.
+  // Every term already lost and by how much, e.g. "ttft_p99_ms > 2000 certain: 5999 of 599657
+  // over 2000 (at most 5997 may be)"; empty while none is.
   std::string reason() const;
 
  private:

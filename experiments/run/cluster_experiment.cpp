@@ -526,23 +526,16 @@ nlohmann::ordered_json cluster_to_directory(const ClusterOptions& options) {
   return std::move(outcome.summary);
 }
 
-std::function<std::string()> cluster_child(const ClusterSetup& setup) {
-  return [setup] {
+ClusterResult execute_cluster_in_subprocess(const ClusterSetup& setup) {
+  const std::string text = run_in_subprocess([&setup] {
     std::ostringstream requests;
     nlohmann::ordered_json both;
     both["summary"] = execute_cluster(setup, &requests).summary;
     both["requests_csv"] = requests.str();
     return both.dump();
-  };
-}
-
-ClusterResult cluster_child_result(const std::string& text) {
+  });
   auto both = nlohmann::ordered_json::parse(text);
   return ClusterResult{std::move(both["summary"]), both["requests_csv"].get<std::string>()};
-}
-
-ClusterResult execute_cluster_in_subprocess(const ClusterSetup& setup) {
-  return cluster_child_result(run_in_subprocess(cluster_child(setup)));
 }
 
 ClusterSampleRun execute_cluster_samples(const ClusterSetup& setup,

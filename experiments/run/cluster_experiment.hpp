@@ -83,13 +83,10 @@ struct ClusterResult {
   std::string requests_csv;  // `sparksim run`'s requests.csv columns, the whole cluster's rows
 };
 
-// execute_cluster in a forked child (no files written). Any number of times per process: what
-// `sparksim plan` calls to compare routers and layouts. Same errors as execute_cluster.
+// execute_cluster in a forked child (no files written), any number of times per process. Same
+// errors as execute_cluster. (A plan's children run execute_cluster_samples instead:
+// experiments/plan/cluster_child_answer.hpp.)
 ClusterResult execute_cluster_in_subprocess(const ClusterSetup& setup);
-// Its two halves, for a caller that forks the child itself (several at once, SubprocessPool):
-// what the child runs (it keeps its own copy of `setup`), and the result from what it sent.
-std::function<std::string()> cluster_child(const ClusterSetup& setup);
-ClusterResult cluster_child_result(const std::string& text);
 
 // What a capacity plan needs of one cluster run, without the summary, requests.csv or placement:
 // the summary's request and token counts and duration, and every completed request's samples in
